@@ -1,0 +1,37 @@
+# Dependencies, all from Debian 12 packages (scripts/setup.sh installs them).
+# Static or header-only where the H200 machine (Ubuntu 24.04, no package registry) lacks the
+# library: Boost.Program_options and SQLite link statically, fmt is used header-only.
+find_package(Threads REQUIRED)
+find_package(fmt REQUIRED)
+find_package(nlohmann_json REQUIRED)
+find_package(tomlplusplus QUIET)
+
+set(Boost_USE_STATIC_LIBS ON)
+find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+
+find_library(R4_SQLITE3_STATIC NAMES libsqlite3.a REQUIRED)
+find_path(R4_SQLITE3_INCLUDE sqlite3.h REQUIRED)
+add_library(r4_sqlite3 INTERFACE)
+target_include_directories(r4_sqlite3 SYSTEM INTERFACE ${R4_SQLITE3_INCLUDE})
+target_link_libraries(r4_sqlite3 INTERFACE ${R4_SQLITE3_STATIC} ${CMAKE_DL_LIBS} Threads::Threads m)
+
+# CUDA headers only: the CUDA backend dlopens libcuda / libnvrtc, so nothing links against them.
+set(R4_CUDA_HOME "$ENV{CUDA_HOME}")
+if(NOT R4_CUDA_HOME)
+  set(R4_CUDA_HOME /usr/local/cuda)
+endif()
+find_path(R4_CUDA_INCLUDE cuda.h PATHS ${R4_CUDA_HOME}/include NO_DEFAULT_PATH REQUIRED)
+
+# HIP headers only (Debian's libamdhip64-dev), same reason.
+find_path(R4_HIP_INCLUDE hip/hip_runtime_api.h PATHS /opt/rocm/include /usr/include)
+if(R4_BUILD_HIP AND NOT R4_HIP_INCLUDE)
+  message(WARNING "HIP headers not found: the HIP backend is not built")
+  set(R4_BUILD_HIP OFF)
+endif()
+
+if(R4_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(R4_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

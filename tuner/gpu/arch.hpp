@@ -1,0 +1,43 @@
+// Architecture identity: one type with named predicates (STYLE.md rule 4). Nothing else in the
+// project compares arch strings or hard-codes a wave size or a multiprocessor count.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace r4::gpu {
+
+enum class Vendor { nvidia, amd };
+
+[[nodiscard]] std::string_view to_string(Vendor v);
+
+// A compile target such as "sm_90" or "gfx1201". `major`/`minor` are the SM version for NVIDIA
+// (sm_90 -> 9, 0) and the gfx generation for AMD (gfx1201 -> 12, 1; gfx90a -> 9, 10).
+struct Arch {
+  Vendor vendor = Vendor::nvidia;
+  std::string name;  // canonical spelling, e.g. "sm_90", "sm_90a", "gfx1201"
+  int major = 0;
+  int minor = 0;
+
+  [[nodiscard]] static std::optional<Arch> parse(std::string_view text);
+  // As parse(), but throws std::invalid_argument naming the supported targets.
+  [[nodiscard]] static Arch from(std::string_view text);
+  friend bool operator==(const Arch&, const Arch&) = default;
+};
+
+// The arches the kernel family is written for. An arch outside this list is refused loudly.
+[[nodiscard]] bool is_supported(const Arch& a);
+[[nodiscard]] std::string supported_arch_list();
+
+// Threads per wave/warp.
+[[nodiscard]] int wave_size(const Arch& a);
+// NVIDIA mma.sync m16n8k16 f16/bf16 and m16n8k32 s8 (sm_80 and newer).
+[[nodiscard]] bool has_mma_sync(const Arch& a);
+// NVIDIA Hopper wgmma (needs the sm_90a target).
+[[nodiscard]] bool has_wgmma(const Arch& a);
+// AMD WMMA, RDNA3 (gfx11) and RDNA4 (gfx12) encodings.
+[[nodiscard]] bool has_wmma_gfx11(const Arch& a);
+[[nodiscard]] bool has_wmma_gfx12(const Arch& a);
+
+}  // namespace r4::gpu

@@ -1,0 +1,464 @@
+// CUDA backend: driver API + NVRTC, both loaded with dlopen (libcuda.so.1 comes with the driver,
+// libnvrtc.so.13 with the toolkit). Vendor headers are used for types and signatures only.
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include <fmt/core.h>
+
+#include "tuner/gpu/backend.hpp"
+#include "tuner/gpu/dynlib.hpp"
+#include "tuner/gpu/resource_report.hpp"
+
+namespace r4::gpu {
+namespace {
+
+// The driver entry points we use. `_v2` names are the ones cuda.h maps the plain names to.
+struct DriverApi {
+  DynLib lib;
+  decltype(&cuInit) init{};
+  decltype(&cuDriverGetVersion) driver_version{};
+  decltype(&cuDeviceGetCount) device_count{};
+  decltype(&cuDeviceGet) device_get{};
+  decltype(&cuDeviceGetName) device_name{};
+  decltype(&cuDeviceGetAttribute) attribute{};
+  decltype(&cuDeviceTotalMem) total_mem{};
+  decltype(&cuDeviceGetPCIBusId) pci_bus_id{};
+  decltype(&cuDevicePrimaryCtxRetain) ctx_retain{};
+  decltype(&cuDevicePrimaryCtxRelease) ctx_release{};
+  decltype(&cuCtxSetCurrent) ctx_set_current{};
+  decltype(&cuCtxSynchronize) ctx_sync{};
+  decltype(&cuMemAlloc) mem_alloc{};
+  decltype(&cuMemFree) mem_free{};
+  decltype(&cuMemcpyHtoD) htod{};
+  decltype(&cuMemcpyDtoH) dtoh{};
+  decltype(&cuMemcpyDtoDAsync) dtod_async{};
+  decltype(&cuMemsetD8Async) memset_async{};
+  decltype(&cuModuleLoadData) module_load{};
+  decltype(&cuModuleUnload) module_unload{};
+  decltype(&cuModuleGetFunction) module_function{};
+  decltype(&cuFuncGetAttribute) func_attribute{};
+  decltype(&cuFuncSetAttribute) func_set_attribute{};
+  decltype(&cuLaunchKernel) launch{};
+  decltype(&cuStreamCreate) stream_create{};
+  decltype(&cuStreamDestroy) stream_destroy{};
+  decltype(&cuStreamSynchronize) stream_sync{};
+  decltype(&cuStreamBeginCapture) begin_capture{};
+  decltype(&cuStreamEndCapture) end_capture{};
+  decltype(&cuGraphInstantiateWithFlags) graph_instantiate{};
+  decltype(&cuGraphLaunch) graph_launch{};
+  decltype(&cuGraphExecDestroy) graph_exec_destroy{};
+  decltype(&cuGraphDestroy) graph_destroy{};
+  decltype(&cuEventCreate) event_create{};
+  decltype(&cuEventDestroy) event_destroy{};
+  decltype(&cuEventRecord) event_record{};
+  decltype(&cuEventSynchronize) event_sync{};
+  decltype(&cuEventElapsedTime) event_elapsed{};
+  decltype(&cuGetErrorName) error_name{};
+  decltype(&cuGetErrorString) error_string{};
+  std::string init_error;  // set when cuInit failed or the library is absent
+  bool ready = false;
+
+  DriverApi() : lib({"libcuda.so.1", "libcuda.so"}) {
+    if (!lib.loaded()) {
+      init_error = "the NVIDIA driver library is not installed (" + lib.error() + ")";
+      return;
+    }
+    lib.bind(init, "cuInit");
+    lib.bind(driver_version, "cuDriverGetVersion");
+    lib.bind(device_count, "cuDeviceGetCount");
+    lib.bind(device_get, "cuDeviceGet");
+    lib.bind(device_name, "cuDeviceGetName");
+    lib.bind(attribute, "cuDeviceGetAttribute");
+    lib.bind(total_mem, "cuDeviceTotalMem_v2");
+    lib.bind(pci_bus_id, "cuDeviceGetPCIBusId");
+    lib.bind(ctx_retain, "cuDevicePrimaryCtxRetain");
+    lib.bind(ctx_release, "cuDevicePrimaryCtxRelease_v2");
+    lib.bind(ctx_set_current, "cuCtxSetCurrent");
+    lib.bind(ctx_sync, "cuCtxSynchronize");
+    lib.bind(mem_alloc, "cuMemAlloc_v2");
+    lib.bind(mem_free, "cuMemFree_v2");
+    lib.bind(htod, "cuMemcpyHtoD_v2");
+    lib.bind(dtoh, "cuMemcpyDtoH_v2");
+    lib.bind(dtod_async, "cuMemcpyDtoDAsync_v2");
+    lib.bind(memset_async, "cuMemsetD8Async");
+    lib.bind(module_load, "cuModuleLoadData");
+    lib.bind(module_unload, "cuModuleUnload");
+    lib.bind(module_function, "cuModuleGetFunction");
+    lib.bind(func_attribute, "cuFuncGetAttribute");
+    lib.bind(func_set_attribute, "cuFuncSetAttribute");
+    lib.bind(launch, "cuLaunchKernel");
+    lib.bind(stream_create, "cuStreamCreate");
+    lib.bind(stream_destroy, "cuStreamDestroy_v2");
+    lib.bind(stream_sync, "cuStreamSynchronize");
+    lib.bind(begin_capture, "cuStreamBeginCapture_v2");
+    lib.bind(end_capture, "cuStreamEndCapture");
+    lib.bind(graph_instantiate, "cuGraphInstantiateWithFlags");
+    lib.bind(graph_launch, "cuGraphLaunch");
+    lib.bind(graph_exec_destroy, "cuGraphExecDestroy");
+    lib.bind(graph_destroy, "cuGraphDestroy");
+    lib.bind(event_create, "cuEventCreate");
+    lib.bind(event_destroy, "cuEventDestroy_v2");
+    lib.bind(event_record, "cuEventRecord");
+    lib.bind(event_sync, "cuEventSynchronize");
+    lib.bind(event_elapsed, "cuEventElapsedTime_v2");
+    lib.bind(error_name, "cuGetErrorName");
+    lib.bind(error_string, "cuGetErrorString");
+    const CUresult r = init(0);
+    if (r != CUDA_SUCCESS) {
+      init_error = "cuInit failed: " + describe(r);
+      return;
+    }
+    ready = true;
+  }
+
+  [[nodiscard]] std::string describe(CUresult r) const {
+    const char* n = nullptr;
+    const char* s = nullptr;
+    if (error_name) error_name(r, &n);
+    if (error_string) error_string(r, &s);
+    return fmt::format("{} ({})", n ? n : fmt::format("CUresult {}", static_cast<int>(r)),
+                       s ? s : "no description");
+  }
+
+  void check(CUresult r, const std::string& call) const {
+    if (r != CUDA_SUCCESS) throw Error(call + ": " + describe(r));
+  }
+};
+
+DriverApi& driver() {
+  static DriverApi api;  // library handle: the one kind of global state STYLE.md allows
+  return api;
+}
+
+#define R4_CU(expr, what) driver().check((expr), (what))
+
+struct NvrtcApi {
+  DynLib lib;
+  decltype(&nvrtcVersion) version{};
+  decltype(&nvrtcCreateProgram) create{};
+  decltype(&nvrtcDestroyProgram) destroy{};
+  decltype(&nvrtcCompileProgram) compile{};
+  decltype(&nvrtcGetProgramLogSize) log_size{};
+  decltype(&nvrtcGetProgramLog) log{};
+  decltype(&nvrtcGetCUBINSize) cubin_size{};
+  decltype(&nvrtcGetCUBIN) cubin{};
+  decltype(&nvrtcGetErrorString) error_string{};
+
+  NvrtcApi()
+      : lib(library_candidates("CUDA_HOME", "/usr/local/cuda/lib64",
+                               {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})) {
+    if (!lib.loaded()) return;
+    lib.bind(version, "nvrtcVersion");
+    lib.bind(create, "nvrtcCreateProgram");
+    lib.bind(destroy, "nvrtcDestroyProgram");
+    lib.bind(compile, "nvrtcCompileProgram");
+    lib.bind(log_size, "nvrtcGetProgramLogSize");
+    lib.bind(log, "nvrtcGetProgramLog");
+    lib.bind(cubin_size, "nvrtcGetCUBINSize");
+    lib.bind(cubin, "nvrtcGetCUBIN");
+    lib.bind(error_string, "nvrtcGetErrorString");
+  }
+  void require() const {
+    if (!lib.loaded()) throw Error("NVRTC is not available: " + lib.error());
+  }
+};
+
+NvrtcApi& nvrtc() {
+  static NvrtcApi api;
+  return api;
+}
+
+class CudaStream;
+
+class CudaEvent final : public Event {
+ public:
+  CudaEvent() { R4_CU(driver().event_create(&ev_, CU_EVENT_DEFAULT), "cuEventCreate"); }
+  ~CudaEvent() override { driver().event_destroy(ev_); }
+  void record(Stream& s) override;
+  void synchronize() override { R4_CU(driver().event_sync(ev_), "cuEventSynchronize"); }
+  [[nodiscard]] float elapsed_ms_since(const Event& start) const override {
+    float ms = 0;
+    R4_CU(driver().event_elapsed(&ms, static_cast<const CudaEvent&>(start).ev_, ev_),
+          "cuEventElapsedTime");
+    return ms;
+  }
+
+ private:
+  CUevent ev_{};
+};
+
+class CudaGraph final : public Graph {
+ public:
+  explicit CudaGraph(CUgraph g) : graph_(g) {
+    R4_CU(driver().graph_instantiate(&exec_, graph_, 0), "cuGraphInstantiateWithFlags");
+  }
+  ~CudaGraph() override {
+    if (exec_) driver().graph_exec_destroy(exec_);
+    driver().graph_destroy(graph_);
+  }
+  void launch(Stream& s) override {
+    R4_CU(driver().graph_launch(exec_, reinterpret_cast<CUstream>(s.native())), "cuGraphLaunch");
+  }
+
+ private:
+  CUgraph graph_{};
+  CUgraphExec exec_{};
+};
+
+class CudaStream final : public Stream {
+ public:
+  CudaStream() { R4_CU(driver().stream_create(&s_, CU_STREAM_NON_BLOCKING), "cuStreamCreate"); }
+  ~CudaStream() override { driver().stream_destroy(s_); }
+  void synchronize() override { R4_CU(driver().stream_sync(s_), "cuStreamSynchronize"); }
+  void begin_capture() override {
+    R4_CU(driver().begin_capture(s_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+  }
+  [[nodiscard]] std::unique_ptr<Graph> end_capture() override {
+    CUgraph g{};
+    R4_CU(driver().end_capture(s_, &g), "cuStreamEndCapture");
+    return std::make_unique<CudaGraph>(g);
+  }
+  [[nodiscard]] std::uintptr_t native() const override {
+    return reinterpret_cast<std::uintptr_t>(s_);
+  }
+
+ private:
+  CUstream s_{};
+};
+
+void CudaEvent::record(Stream& s) {
+  R4_CU(driver().event_record(ev_, reinterpret_cast<CUstream>(s.native())), "cuEventRecord");
+}
+
+class CudaKernel final : public Kernel {
+ public:
+  CudaKernel(CUfunction f, std::string name) : f_(f), name_(std::move(name)) {}
+  void launch(Dim3 g, Dim3 b, unsigned shared, Stream& s, void** args) override {
+    R4_CU(driver().launch(f_, g.x, g.y, g.z, b.x, b.y, b.z, shared,
+                          reinterpret_cast<CUstream>(s.native()), args, nullptr),
+          fmt::format("cuLaunchKernel({}, grid {}x{}x{}, block {}x{}x{}, {} B shared)", name_, g.x,
+                      g.y, g.z, b.x, b.y, b.z, shared));
+  }
+  [[nodiscard]] Resources resources() const override {
+    auto attr = [&](CUfunction_attribute a, const char* what) {
+      int v = 0;
+      R4_CU(driver().func_attribute(&v, a, f_), std::string("cuFuncGetAttribute ") + what);
+      return v;
+    };
+    Resources r;
+    r.registers = attr(CU_FUNC_ATTRIBUTE_NUM_REGS, "NUM_REGS");
+    r.stack_bytes = attr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "LOCAL_SIZE_BYTES");
+    r.shared_bytes = attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "SHARED_SIZE_BYTES");
+    r.max_threads = attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK");
+    return r;
+  }
+  [[nodiscard]] const std::string& name() const override { return name_; }
+
+ private:
+  CUfunction f_;
+  std::string name_;
+};
+
+class CudaModule final : public Module {
+ public:
+  explicit CudaModule(std::span<const std::byte> binary) {
+    R4_CU(driver().module_load(&m_, binary.data()),
+          fmt::format("cuModuleLoadData({} bytes)", binary.size()));
+  }
+  ~CudaModule() override { driver().module_unload(m_); }
+  [[nodiscard]] Kernel& kernel(const std::string& name) override {
+    if (auto it = kernels_.find(name); it != kernels_.end()) return *it->second;
+    CUfunction f{};
+    R4_CU(driver().module_function(&f, m_, name.c_str()), "cuModuleGetFunction(" + name + ")");
+    return *kernels_.emplace(name, std::make_unique<CudaKernel>(f, name)).first->second;
+  }
+
+ private:
+  CUmodule m_{};
+  std::unordered_map<std::string, std::unique_ptr<CudaKernel>> kernels_;
+};
+
+DeviceInfo query_device(int index) {
+  auto& d = driver();
+  if (!d.ready) throw Error("no CUDA driver: " + d.init_error);
+  CUdevice dev{};
+  R4_CU(d.device_get(&dev, index), fmt::format("cuDeviceGet({})", index));
+  auto attr = [&](CUdevice_attribute a, const char* what) {
+    int v = 0;
+    R4_CU(d.attribute(&v, a, dev), std::string("cuDeviceGetAttribute ") + what);
+    return v;
+  };
+  DeviceInfo info;
+  info.index = index;
+  info.vendor = Vendor::nvidia;
+  char name[256] = {};
+  R4_CU(d.device_name(name, sizeof name, dev), "cuDeviceGetName");
+  info.name = name;
+  const int major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "CC_MAJOR");
+  const int minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "CC_MINOR");
+  info.arch = Arch::parse(fmt::format("sm_{}{}", major, minor)).value_or(Arch{});
+  info.multiprocessors = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "MULTIPROCESSOR_COUNT");
+  info.l2_bytes = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2_CACHE_SIZE");
+  info.llc_bytes = info.l2_bytes;
+  size_t total = 0;
+  R4_CU(d.total_mem(&total, dev), "cuDeviceTotalMem");
+  info.memory_bytes = static_cast<std::int64_t>(total);
+  info.sm_clock_khz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE, "CLOCK_RATE");
+  info.memory_clock_khz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, "MEMORY_CLOCK_RATE");
+  info.memory_bus_bits = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, "BUS_WIDTH");
+  info.max_shared_per_block =
+      attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "MAX_SHARED_PER_BLOCK_OPTIN");
+  char bus[64] = {};
+  if (d.pci_bus_id(bus, sizeof bus, dev) == CUDA_SUCCESS) info.pci_bus_id = bus;
+  int dv = 0;
+  R4_CU(d.driver_version(&dv), "cuDriverGetVersion");
+  info.driver_version = fmt::format("CUDA driver API {}.{}", dv / 1000, (dv % 1000) / 10);
+  auto& rt = nvrtc();
+  if (rt.lib.loaded()) {
+    int a = 0, b = 0;
+    rt.version(&a, &b);
+    info.runtime_version = fmt::format("NVRTC {}.{}", a, b);
+  } else {
+    info.runtime_version = "NVRTC not found";
+  }
+  return info;
+}
+
+class CudaContext final : public Context {
+ public:
+  explicit CudaContext(int index) : info_(query_device(index)) {
+    R4_CU(driver().device_get(&dev_, index), "cuDeviceGet");
+    R4_CU(driver().ctx_retain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+    R4_CU(driver().ctx_set_current(ctx_), "cuCtxSetCurrent");
+  }
+  ~CudaContext() override { driver().ctx_release(dev_); }
+  [[nodiscard]] const DeviceInfo& info() const override { return info_; }
+  [[nodiscard]] DevicePtr alloc(std::size_t bytes) override {
+    CUdeviceptr p{};
+    R4_CU(driver().mem_alloc(&p, bytes), fmt::format("cuMemAlloc({} bytes)", bytes));
+    return p;
+  }
+  void free(DevicePtr p) noexcept override { driver().mem_free(p); }
+  void copy_to_device(DevicePtr dst, const void* src, std::size_t n) override {
+    R4_CU(driver().htod(dst, src, n), fmt::format("cuMemcpyHtoD({} bytes)", n));
+  }
+  void copy_to_host(void* dst, DevicePtr src, std::size_t n) override {
+    R4_CU(driver().dtoh(dst, src, n), fmt::format("cuMemcpyDtoH({} bytes)", n));
+  }
+  void copy_device(DevicePtr dst, DevicePtr src, std::size_t n, Stream& s) override {
+    R4_CU(driver().dtod_async(dst, src, n, reinterpret_cast<CUstream>(s.native())),
+          fmt::format("cuMemcpyDtoDAsync({} bytes)", n));
+  }
+  void memset8(DevicePtr dst, std::uint8_t v, std::size_t n, Stream& s) override {
+    R4_CU(driver().memset_async(dst, v, n, reinterpret_cast<CUstream>(s.native())),
+          fmt::format("cuMemsetD8Async({} bytes)", n));
+  }
+  [[nodiscard]] std::unique_ptr<Module> load(std::span<const std::byte> binary) override {
+    return std::make_unique<CudaModule>(binary);
+  }
+  [[nodiscard]] std::unique_ptr<Stream> create_stream() override {
+    return std::make_unique<CudaStream>();
+  }
+  [[nodiscard]] std::unique_ptr<Event> create_event() override {
+    return std::make_unique<CudaEvent>();
+  }
+  void synchronize() override { R4_CU(driver().ctx_sync(), "cuCtxSynchronize"); }
+
+ private:
+  DeviceInfo info_;
+  CUdevice dev_{};
+  CUcontext ctx_{};
+};
+
+class CudaBackend final : public Backend {
+ public:
+  [[nodiscard]] Vendor vendor() const override { return Vendor::nvidia; }
+
+  [[nodiscard]] std::string compiler_version() override {
+    nvrtc().require();
+    int a = 0, b = 0;
+    nvrtc().version(&a, &b);
+    return fmt::format("nvrtc {}.{}", a, b);
+  }
+
+  [[nodiscard]] CompileResult compile(const CompileRequest& req) override {
+    auto& rt = nvrtc();
+    rt.require();
+    CompileResult res;
+    if (req.arch.vendor != Vendor::nvidia) {
+      res.log = "NVRTC cannot compile for " + req.arch.name;
+      return res;
+    }
+    // sm_90a needs the arch-specific spelling; NVRTC takes it as --gpu-architecture=sm_90a.
+    // No fast-math: the kernels' results are checked against a reference, and -Xptxas -v makes
+    // ptxas report registers, spills and shared memory per entry point in the log.
+    res.options = {"--gpu-architecture=" + req.arch.name, "--std=c++17", "-default-device",
+                   "-Xptxas", "-v"};
+    for (const auto& d : req.defines) res.options.push_back("-D" + d);
+    for (const auto& i : req.include_dirs) res.options.push_back("-I" + i);
+    for (const auto& o : req.extra_options) res.options.push_back(o);
+    std::vector<const char*> argv;
+    for (const auto& o : res.options) argv.push_back(o.c_str());
+
+    const auto t0 = std::chrono::steady_clock::now();
+    nvrtcProgram prog{};
+    nvrtcResult r = rt.create(&prog, req.source.c_str(), req.source_name.c_str(), 0, nullptr,
+                              nullptr);
+    if (r != NVRTC_SUCCESS) throw Error(std::string("nvrtcCreateProgram: ") + rt.error_string(r));
+    std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&prog, [](nvrtcProgram* p) {
+      nvrtc().destroy(p);
+    });
+    r = rt.compile(prog, static_cast<int>(argv.size()), argv.data());
+    size_t log_size = 0;
+    rt.log_size(prog, &log_size);
+    res.log.resize(log_size);
+    if (log_size) rt.log(prog, res.log.data());
+    while (!res.log.empty() && (res.log.back() == '\0' || res.log.back() == '\n'))
+      res.log.pop_back();
+    if (r == NVRTC_SUCCESS) {
+      size_t n = 0;
+      rt.cubin_size(prog, &n);
+      res.binary.resize(n);
+      rt.cubin(prog, reinterpret_cast<char*>(res.binary.data()));
+      res.ok = n > 0;
+      res.resources = parse_ptxas_report(res.log);
+    } else if (res.log.empty()) {
+      res.log = std::string("nvrtcCompileProgram: ") + rt.error_string(r);
+    }
+    res.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+  }
+
+  [[nodiscard]] int device_count() override {
+    auto& d = driver();
+    if (!d.ready) return 0;
+    int n = 0;
+    if (d.device_count(&n) != CUDA_SUCCESS) return 0;
+    return n;
+  }
+
+  [[nodiscard]] std::string status() override {
+    auto& d = driver();
+    if (!d.ready) return d.init_error;
+    int n = device_count();
+    return fmt::format("CUDA driver at {}: {} device(s)", d.lib.path(), n);
+  }
+
+  [[nodiscard]] DeviceInfo device_info(int index) override { return query_device(index); }
+
+  [[nodiscard]] std::unique_ptr<Context> open(int index) override {
+    return std::make_unique<CudaContext>(index);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+
+}  // namespace r4::gpu
