@@ -405,10 +405,15 @@ class CudaBackend final : public Backend {
     std::vector<const char*> argv;
     for (const auto& o : res.options) argv.push_back(o.c_str());
 
+    std::vector<const char*> hdr_text, hdr_name;
+    for (const auto& [name, text] : req.headers) {
+      hdr_name.push_back(name.c_str());
+      hdr_text.push_back(text.c_str());
+    }
     const auto t0 = std::chrono::steady_clock::now();
     nvrtcProgram prog{};
-    nvrtcResult r = rt.create(&prog, req.source.c_str(), req.source_name.c_str(), 0, nullptr,
-                              nullptr);
+    nvrtcResult r = rt.create(&prog, req.source.c_str(), req.source_name.c_str(),
+ static_cast<int>(hdr_text.size()), hdr_text.data(), hdr_name.data());
     if (r != NVRTC_SUCCESS) throw Error(std::string("nvrtcCreateProgram: ") + rt.error_string(r));
     std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&prog, [](nvrtcProgram* p) {
       nvrtc().destroy(p);

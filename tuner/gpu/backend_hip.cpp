@@ -377,10 +377,15 @@ class HipBackend final : public Backend {
     std::vector<const char*> argv;
     for (const auto& o : res.options) argv.push_back(o.c_str());
 
+    std::vector<const char*> hdr_text, hdr_name;
+    for (const auto& [name, text] : req.headers) {
+      hdr_name.push_back(name.c_str());
+      hdr_text.push_back(text.c_str());
+    }
     const auto t0 = std::chrono::steady_clock::now();
     hiprtcProgram prog{};
-    hiprtcResult r = rt.create(&prog, req.source.c_str(), req.source_name.c_str(), 0, nullptr,
-                               nullptr);
+    hiprtcResult r = rt.create(&prog, req.source.c_str(), req.source_name.c_str(),
+ static_cast<int>(hdr_text.size()), hdr_text.data(), hdr_name.data());
     if (r != HIPRTC_SUCCESS) throw Error(std::string("hiprtcCreateProgram: ") + rt.error_string(r));
     std::unique_ptr<hiprtcProgram, void (*)(hiprtcProgram*)> guard(&prog, [](hiprtcProgram* p) {
       hiprtc().destroy(p);

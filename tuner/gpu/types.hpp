@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tuner/gpu/arch.hpp"
@@ -60,6 +61,9 @@ struct CompileRequest {
   std::vector<std::string> defines;       // "NAME=VALUE" or "NAME"
   std::vector<std::string> include_dirs;  // searched for #include "..."
   std::vector<std::string> extra_options; // passed verbatim to the compiler
+  // In-memory headers: (include name, text), e.g. ("quant/layout/sm80.h", "..."). Lets a binary
+  // carry its kernel sources (kernels/embedded_sources.hpp) and compile anywhere.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 struct CompileResult {

@@ -1,0 +1,19 @@
+# r4_embed_sources(TARGET name NAMESPACE ns FILES rel/path ...)
+# Generates a C++ file holding each file's text (paths relative to the repository root), so a
+# binary carries the kernel sources it compiles at run time: the one source of truth is still the
+# file under kernels/ or quant/layout/, and the binary works wherever it is copied.
+function(r4_embed_sources)
+  cmake_parse_arguments(E "" "TARGET" "FILES" ${ARGN})
+  set(out ${PROJECT_BINARY_DIR}/generated/${E_TARGET}.cpp)
+  set(abs_files)
+  foreach(f ${E_FILES})
+    list(APPEND abs_files ${PROJECT_SOURCE_DIR}/${f})
+  endforeach()
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DROOT=${PROJECT_SOURCE_DIR} "-DFILES=${E_FILES}"
+            -P ${PROJECT_SOURCE_DIR}/cmake/R4EmbedRun.cmake
+    DEPENDS ${abs_files} ${PROJECT_SOURCE_DIR}/cmake/R4EmbedRun.cmake
+    COMMENT "Embedding kernel sources into ${E_TARGET}")
+  add_library(${E_TARGET} STATIC ${out})
+  target_link_libraries(${E_TARGET} PUBLIC r4_common)
+endfunction()
