@@ -12,11 +12,13 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 
 #include <fmt/core.h>
 
 #include "tuner/gpu/backend.hpp"
+#include "tuner/gpu/compile_isolated.hpp"
 #include "tuner/gpu/dynlib.hpp"
 #include "tuner/gpu/resource_report.hpp"
 
@@ -360,9 +362,25 @@ class HipBackend final : public Backend {
     hiprtc().version(&a, &b);
     return fmt::format("hiprtc {}.{}", a, b);
   }
+  // Debian's ROCm 5.2 comgr frees an invalid pointer and aborts the process whenever a compile
+  // fails (a syntax error, a missing header, a target it does not know such as gfx1201): seen
+  // here 2026-11-30, backtrace in amd_comgr_destroy_action_info. So every hipRTC compile runs in a
+  // forked child that sends its result back through a pipe; a crash becomes a failed compile.
+  // Compiles are serialised around fork() so no other thread is inside hipRTC when it happens.
   [[nodiscard]] CompileResult compile(const CompileRequest& req) override {
+    hiprtc().require();
+    static std::mutex fork_mutex;
+    std::lock_guard lock(fork_mutex);
+    auto res = compile_isolated(req, [this](const CompileRequest& r) { return compile_here(r); });
+    if (res.ok) {
+      res.resources = parse_amdgpu_remarks(res.log);
+      if (res.resources.empty()) res.resources = parse_amdgpu_metadata(res.binary);
+    }
+    return res;
+  }
+
+  [[nodiscard]] CompileResult compile_here(const CompileRequest& req) {
     auto& rt = hiprtc();
-    rt.require();
     CompileResult res;
     if (req.arch.vendor != Vendor::amd) {
       res.log = "hipRTC cannot compile for " + req.arch.name;
@@ -403,7 +421,6 @@ class HipBackend final : public Backend {
       res.binary.resize(n);
       rt.code(prog, reinterpret_cast<char*>(res.binary.data()));
       res.ok = n > 0;
-      res.resources = parse_amdgpu_remarks(res.log);
     } else if (res.log.empty()) {
       res.log = std::string("hiprtcCompileProgram: ") + rt.error_string(r);
     }
