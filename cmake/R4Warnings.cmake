@@ -1,7 +1,7 @@
 # One interface target carrying the project's warning set; every first-party target links it.
 add_library(r4_warnings INTERFACE)
 target_compile_options(r4_warnings INTERFACE
-  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wconversion -Wshadow -Wsign-conversion
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wconversion -Wshadow
     -Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual -Wnull-dereference>
   $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${R4_WERROR}>>:-Werror>)
 

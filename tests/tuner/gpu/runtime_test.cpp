@@ -1,0 +1,121 @@
+// GPU-labelled: compile with the run-time compiler, load, launch, check the result; an
+// event-timed launch and a graph replay. Skips cleanly without a device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "tuner/gpu/backend.hpp"
+
+namespace r4::gpu {
+
+namespace {
+
+constexpr const char* kSource = R"(
+extern "C" __global__ void axpy(float* y, const float* x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+})";
+
+class Runtime : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    backend_ = make_cuda_backend();
+    if (backend_->device_count() == 0) GTEST_SKIP() << "no GPU: " << backend_->status();
+    ctx_ = backend_->open(0);
+    CompileRequest req;
+    req.source = kSource;
+    req.source_name = "axpy.cu";
+    req.arch = ctx_->info().arch;
+    auto res = backend_->compile(req);
+    ASSERT_TRUE(res.ok) << res.log;
+    module_ = ctx_->load(res.binary);
+    stream_ = ctx_->create_stream();
+  }
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Context> ctx_;
+  std::unique_ptr<Module> module_;
+  std::unique_ptr<Stream> stream_;
+};
+
+}  // namespace
+
+TEST_F(Runtime, DeviceReportsItsProperties) {
+  const auto& d = ctx_->info();
+  EXPECT_FALSE(d.name.empty());
+  EXPECT_GT(d.multiprocessors, 0);
+  EXPECT_GT(d.l2_bytes, 0);
+  EXPECT_GT(d.memory_bytes, 0);
+  std::printf("device: %s %s, %d SMs, L2 %lld bytes\n", d.name.c_str(), d.arch.name.c_str(),
+              d.multiprocessors, static_cast<long long>(d.l2_bytes));
+}
+
+TEST_F(Runtime, LaunchComputesAxpyOnEveryElement) {
+  const int n = 1 << 20;
+  std::vector<float> x(n), y(n), out(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i % 1000) * 0.5f;
+    y[i] = static_cast<float>(i % 7) - 3.0f;
+  }
+  DeviceBuffer dx(*ctx_, n * sizeof(float)), dy(*ctx_, n * sizeof(float));
+  ctx_->copy_to_device(dx.get(), x.data(), n * sizeof(float));
+  ctx_->copy_to_device(dy.get(), y.data(), n * sizeof(float));
+  KernelArgs args;
+  args.add(dy.get()).add(dx.get()).add(2.0f).add(n);
+  module_->kernel("axpy").launch({(n + 255) / 256}, {256}, 0, *stream_, args.data());
+  stream_->synchronize();
+  ctx_->copy_to_host(out.data(), dy.get(), n * sizeof(float));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], 2.0f * x[i] + y[i]) << i;  // exact: one fma
+}
+
+TEST_F(Runtime, EventTimedLaunchGivesAPositiveTime) {
+  const int n = 1 << 24;
+  DeviceBuffer dx(*ctx_, n * sizeof(float)), dy(*ctx_, n * sizeof(float));
+  ctx_->memset8(dx.get(), 0x3f, n * sizeof(float), *stream_);
+  ctx_->memset8(dy.get(), 0, n * sizeof(float), *stream_);
+  KernelArgs args;
+  args.add(dy.get()).add(dx.get()).add(1.0f).add(n);
+  auto start = ctx_->create_event(), stop = ctx_->create_event();
+  start->record(*stream_);
+  for (int r = 0; r < 10; ++r)
+    module_->kernel("axpy").launch({(n + 255) / 256}, {256}, 0, *stream_, args.data());
+  stop->record(*stream_);
+  stop->synchronize();
+  const float ms = stop->elapsed_ms_since(*start);
+  EXPECT_GT(ms, 0.0f);
+  std::printf("10 launches over 2 x %d floats: %.3f ms\n", n, static_cast<double>(ms));
+}
+
+TEST_F(Runtime, GraphReplayRepeatsTheCapturedLaunches) {
+  const int n = 4096;
+  std::vector<float> x(n, 1.0f), out(n);
+  DeviceBuffer dx(*ctx_, n * sizeof(float)), dy(*ctx_, n * sizeof(float));
+  ctx_->copy_to_device(dx.get(), x.data(), n * sizeof(float));
+  ctx_->memset8(dy.get(), 0, n * sizeof(float), *stream_);
+  stream_->synchronize();
+  KernelArgs args;
+  args.add(dy.get()).add(dx.get()).add(1.0f).add(n);
+  stream_->begin_capture();
+  for (int r = 0; r < 3; ++r)
+    module_->kernel("axpy").launch({(n + 255) / 256}, {256}, 0, *stream_, args.data());
+  auto graph = stream_->end_capture();
+  for (int r = 0; r < 5; ++r) graph->launch(*stream_);
+  stream_->synchronize();
+  ctx_->copy_to_host(out.data(), dy.get(), n * sizeof(float));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], 15.0f) << i;  // 5 replays x 3 launches x 1.0
+}
+
+TEST_F(Runtime, ABadLaunchNamesTheCall) {
+  KernelArgs args;
+  args.add(DevicePtr{0}).add(DevicePtr{0}).add(1.0f).add(0);
+  try {
+    module_->kernel("axpy").launch({1}, {4096}, 0, *stream_, args.data());  // > 1024 threads
+    FAIL() << "launch of 4096 threads accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cuLaunchKernel(axpy"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)module_->kernel("no_such_kernel"), Error);
+}
+
+}  // namespace r4::gpu
