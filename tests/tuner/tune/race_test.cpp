@@ -1,0 +1,90 @@
+// Search logic tested on a replay backend: each entry draws from synthetic timing
+// distributions (lognormal noise around a true time), no GPU involved. The sweep's device
+// sampler implements the same interface.
+#include "tuner/tune/race.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace r4::tune {
+
+namespace {
+class ReplaySampler final : public Sampler {
+ public:
+  ReplaySampler(std::vector<double> true_us, double noise, std::uint64_t seed)
+      : true_us_(std::move(true_us)), noise_(noise), rng_(seed), counts_(true_us_.size()) {}
+  double sample(std::size_t i) override {
+    std::lognormal_distribution<double> d(0.0, noise_);
+    const double v = true_us_.at(i) * d(rng_);
+    seconds_ += v * 1e-6 * 64;  // one sample = one replay of a 64-launch pool
+    ++counts_[i];
+    return v;
+  }
+  double device_seconds() const override { return seconds_; }
+  std::vector<int> counts() const { return counts_; }
+
+ private:
+  std::vector<double> true_us_;
+  double noise_;
+  std::mt19937_64 rng_;
+  std::vector<int> counts_;
+  double seconds_ = 0;
+};
+}  // namespace
+
+TEST(Race, FindsTheFastestAndRacesOutTheClearlySlow) {
+  // Candidates 0..5, baselines 6, 7.
+  ReplaySampler s({30, 12, 11.5, 50, 11.9, 80, 48, 38}, 0.02, 3);
+  StopSpec stop;
+  stop.max_samples = 40;
+  stop.max_seconds = 10;
+  std::mt19937_64 rng(5);
+  const auto r = race(s, 6, 2, stop, rng);
+  EXPECT_EQ(r.winner, 2u);
+  EXPECT_EQ(r.entries[5].status, EntryStatus::raced_out);
+  EXPECT_EQ(r.entries[3].status, EntryStatus::raced_out);
+  // Slow candidates stopped early: far fewer samples than the finalists.
+  EXPECT_LT(r.entries[5].samples.size(), r.entries[2].samples.size() + 1);
+  EXPECT_LE(r.finalists.size(), 3u);
+  EXPECT_EQ(r.finalists.front(), 2u);
+  // Baselines are never raced out and are re-measured with the finalists.
+  EXPECT_NE(r.entries[6].status, EntryStatus::raced_out);
+  EXPECT_FALSE(r.entries[7].remeasured.empty());
+  EXPECT_NEAR(r.entries[7].final_summary.median, 38, 38 * 0.03);
+}
+
+TEST(Race, StopsOnNoiseNotOnACount) {
+  ReplaySampler quiet({10, 20}, 0.001, 1);
+  StopSpec stop;
+  stop.max_samples = 200;
+  std::mt19937_64 rng(1);
+  const auto r = race(quiet, 2, 0, stop, rng);
+  EXPECT_EQ(r.entries[0].status, EntryStatus::converged);
+  EXPECT_LE(r.entries[0].samples.size(), 10u);
+}
+
+TEST(Race, NoisyEntriesHitTheCap) {
+  ReplaySampler noisy({10, 10.5}, 0.5, 2);
+  StopSpec stop;
+  stop.race = false;
+  stop.max_samples = 12;
+  stop.max_seconds = 100;
+  std::mt19937_64 rng(2);
+  const auto r = race(noisy, 2, 0, stop, rng);
+  EXPECT_EQ(r.entries[0].status, EntryStatus::capped);
+  EXPECT_EQ(r.entries[0].samples.size(), 12u);
+}
+
+TEST(Race, TheTimeCapBoundsDeviceTime) {
+  ReplaySampler s(std::vector<double>(50, 100.0), 0.3, 9);
+  StopSpec stop;
+  stop.max_samples = 1000;
+  stop.max_seconds = 0.05;
+  std::mt19937_64 rng(3);
+  const auto r = race(s, 50, 0, stop, rng);
+  // One round may overrun the cap: 50 entries x 64 launches x ~100 us = 0.32 s at most.
+  EXPECT_LT(r.device_seconds, 2 * 0.32 + 0.05);
+}
+
+}  // namespace r4::tune

@@ -1,0 +1,114 @@
+#include "tuner/tune/race.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+namespace r4::tune {
+
+namespace {
+
+// One phase: sample `ids` interleaved until each converges or caps. `out(i)` is where entry i's
+// samples go. Candidates listed in `raceable` may be raced out.
+void run_phase(Sampler& sampler, const std::vector<std::size_t>& ids,
+               const std::vector<bool>& raceable, const StopSpec& stop, std::mt19937_64& rng,
+               std::vector<std::vector<double>*>& out, std::vector<EntryStatus>& status,
+               double time_cap_s) {
+  std::vector<bool> live(ids.size(), true);
+  const double t0 = sampler.device_seconds();
+  for (int round = 0;; ++round) {
+    std::vector<std::size_t> order;
+    for (std::size_t j = 0; j < ids.size(); ++j)
+      if (live[j]) order.push_back(j);
+    if (order.empty()) return;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t j : order) out[j]->push_back(sampler.sample(ids[j]));
+
+    const bool over_time = sampler.device_seconds() - t0 > time_cap_s;
+    if (round + 1 < stop.min_samples && !over_time) continue;
+    std::vector<Summary> sum(ids.size());
+    for (std::size_t j = 0; j < ids.size(); ++j) sum[j] = summarize(*out[j]);
+    // The best live-or-finished raceable candidate by upper CI bound.
+    double best_hi = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < ids.size(); ++j)
+      if (raceable[j] && status[j] != EntryStatus::raced_out)
+        best_hi = std::min(best_hi, sum[j].ci_high);
+    for (std::size_t j = 0; j < ids.size(); ++j) {
+      if (!live[j]) continue;
+      if (stop.race && raceable[j] && sum[j].ci_low > best_hi) {
+        status[j] = EntryStatus::raced_out;
+        live[j] = false;
+      } else if (sum[j].rel_half_width() <= stop.rel_ci) {
+        status[j] = EntryStatus::converged;
+        live[j] = false;
+      } else if (static_cast<int>(out[j]->size()) >= stop.max_samples || over_time) {
+        status[j] = EntryStatus::capped;
+        live[j] = false;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+RaceOutcome race(Sampler& sampler, std::size_t n_candidates, std::size_t n_baselines,
+                 const StopSpec& stop, std::mt19937_64& rng) {
+  if (n_candidates == 0) throw std::invalid_argument("race: no candidates");
+  const std::size_t n = n_candidates + n_baselines;
+  RaceOutcome r;
+  r.entries.resize(n);
+  const double t0 = sampler.device_seconds();
+
+  // Phase 1: everyone, candidates raceable. The time cap leaves a quarter for the finalists.
+  {
+    std::vector<std::size_t> ids(n);
+    std::iota(ids.begin(), ids.end(), 0);
+    std::vector<bool> raceable(n);
+    for (std::size_t i = 0; i < n; ++i) raceable[i] = i < n_candidates;
+    std::vector<std::vector<double>*> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = &r.entries[i].samples;
+    std::vector<EntryStatus> status(n, EntryStatus::capped);
+    run_phase(sampler, ids, raceable, stop, rng, out, status, 0.75 * stop.max_seconds);
+    for (std::size_t i = 0; i < n; ++i) {
+      r.entries[i].status = status[i];
+      r.entries[i].summary = summarize(r.entries[i].samples);
+      r.entries[i].final_summary = r.entries[i].summary;
+    }
+  }
+
+  // Finalists: the best medians among candidates not raced out.
+  std::vector<std::size_t> alive;
+  for (std::size_t i = 0; i < n_candidates; ++i)
+    if (r.entries[i].status != EntryStatus::raced_out) alive.push_back(i);
+  std::sort(alive.begin(), alive.end(), [&](std::size_t a, std::size_t b) {
+    return r.entries[a].summary.median < r.entries[b].summary.median;
+  });
+  alive.resize(std::min<std::size_t>(alive.size(), static_cast<std::size_t>(stop.finalists)));
+  r.finalists = alive;
+
+  // Phase 2: finalists and baselines again, interleaved, nobody raced out.
+  {
+    std::vector<std::size_t> ids = alive;
+    for (std::size_t b = n_candidates; b < n; ++b) ids.push_back(b);
+    std::vector<bool> raceable(ids.size(), false);
+    std::vector<std::vector<double>*> out(ids.size());
+    for (std::size_t j = 0; j < ids.size(); ++j) out[j] = &r.entries[ids[j]].remeasured;
+    std::vector<EntryStatus> status(ids.size(), EntryStatus::capped);
+    StopSpec second = stop;
+    second.race = false;
+    run_phase(sampler, ids, raceable, second, rng, out, status,
+              std::max(0.25 * stop.max_seconds, 1e-9));
+    for (std::size_t id : ids) r.entries[id].final_summary = summarize(r.entries[id].remeasured);
+  }
+  r.winner = *std::min_element(alive.begin(), alive.end(), [&](std::size_t a, std::size_t b) {
+    return r.entries[a].final_summary.median < r.entries[b].final_summary.median;
+  });
+  std::sort(r.finalists.begin(), r.finalists.end(), [&](std::size_t a, std::size_t b) {
+    return r.entries[a].final_summary.median < r.entries[b].final_summary.median;
+  });
+  r.device_seconds = sampler.device_seconds() - t0;
+  return r;
+}
+
+}  // namespace r4::tune

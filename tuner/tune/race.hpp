@@ -1,0 +1,51 @@
+// Interleaved, noise-driven measurement of several candidates plus baselines for one
+// (shape, M): the core of the sweep's timing (PRIOR_ART.md "Measuring").
+//  - every round takes one sample of each live entry, in a fresh random order, so drift and
+//    ordering bias (triton #2306) spread over all entries and every ratio is a same-run ratio;
+//  - an entry stops once its median's 95% CI half-width is within stop.rel_ci of the median, or
+//    at stop.max_samples, or when the race's time cap is hit (nvbench's stdrel criterion);
+//  - racing: a candidate whose CI lies wholly above the current best's CI is dropped
+//    (hipblaslt-bench --skip_slow_solution_ratio, made statistical);
+//  - the best `finalists` are then re-measured together, interleaved with the baselines, and the
+//    re-measured medians pick the winner.
+#pragma once
+
+#include <cstddef>
+#include <random>
+#include <vector>
+
+#include "tuner/tune/spec.hpp"
+#include "tuner/tune/stats.hpp"
+
+namespace r4::tune {
+
+// Takes one timing sample of entry i (microseconds per launch). Entries [0, n_candidates) are
+// candidates, the rest baselines. device_seconds() is the device time spent so far (for caps).
+class Sampler {
+ public:
+  virtual ~Sampler() = default;
+  [[nodiscard]] virtual double sample(std::size_t entry) = 0;
+  [[nodiscard]] virtual double device_seconds() const = 0;
+};
+
+enum class EntryStatus { converged, capped, raced_out };
+
+struct RaceEntry {
+  std::vector<double> samples;   // the first phase
+  std::vector<double> remeasured;  // the finalists' (and baselines') second phase; else empty
+  EntryStatus status = EntryStatus::capped;
+  Summary summary;        // of samples
+  Summary final_summary;  // of remeasured (finalists and baselines), else == summary
+};
+
+struct RaceOutcome {
+  std::vector<RaceEntry> entries;
+  std::vector<std::size_t> finalists;  // candidate indices, best first
+  std::size_t winner = 0;              // candidate index
+  double device_seconds = 0;
+};
+
+[[nodiscard]] RaceOutcome race(Sampler& sampler, std::size_t n_candidates, std::size_t n_baselines,
+                               const StopSpec& stop, std::mt19937_64& rng);
+
+}  // namespace r4::tune

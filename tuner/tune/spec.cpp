@@ -1,0 +1,219 @@
+#include "tuner/tune/spec.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/core.h>
+#include <toml++/toml.h>
+
+namespace r4::tune {
+
+namespace {
+
+constexpr int kMaxM = 64;  // the decode band (DESIGN.md): GEMM_W4_MAX_M
+
+[[noreturn]] void fail(const std::string& origin, const std::string& what) {
+  throw SpecError(fmt::format("{}: {}", origin, what));
+}
+
+template <class T>
+T get_or(const toml::node_view<const toml::node> v, T dflt, const std::string& origin,
+         const std::string& key) {
+  if (!v) return dflt;
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (auto s = v.value<std::string>()) return *s;
+    fail(origin, key + " must be a string");
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (auto b = v.value<bool>()) return *b;
+    fail(origin, key + " must be true or false");
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (auto d = v.value<double>()) return static_cast<T>(*d);
+    fail(origin, key + " must be a number");
+  } else {
+    if (auto i = v.value<std::int64_t>()) return static_cast<T>(*i);
+    fail(origin, key + " must be an integer");
+  }
+}
+
+std::vector<int> int_list(const toml::node_view<const toml::node> v, const std::string& origin,
+                          const std::string& key) {
+  std::vector<int> out;
+  if (!v) return out;
+  const auto* arr = v.as_array();
+  if (!arr) fail(origin, key + " must be an array of integers");
+  for (const auto& e : *arr) {
+    auto i = e.value<std::int64_t>();
+    if (!i) fail(origin, key + " must contain integers only");
+    out.push_back(static_cast<int>(*i));
+  }
+  return out;
+}
+
+std::vector<std::string> string_list(const toml::node_view<const toml::node> v,
+                                     const std::string& origin, const std::string& key) {
+  std::vector<std::string> out;
+  if (!v) return out;
+  const auto* arr = v.as_array();
+  if (!arr) fail(origin, key + " must be an array of strings");
+  for (const auto& e : *arr) {
+    auto s = e.value<std::string>();
+    if (!s) fail(origin, key + " must contain strings only");
+    out.push_back(*s);
+  }
+  return out;
+}
+
+const std::set<std::string> kKnownKernels = {"gemm_w4a16_nt", "gemm_w4a8_nt"};
+const std::set<std::string> kKnownBaselines = {"bf16", "fp8_block"};
+const std::set<std::string> kTopKeys = {"name",  "description", "kernels", "shapes", "bands",
+                                        "space", "baselines",   "pool",    "stop",   "compile"};
+
+void check_keys(const toml::node_view<const toml::node> v, const std::set<std::string>& known,
+                const std::string& origin, const std::string& where) {
+  const auto* tab = v.as_table();
+  if (!v) return;
+  if (!tab) fail(origin, where + " must be a table");
+  for (const auto& [k, _] : *tab) {
+    if (!known.count(std::string(k.str()))) {
+      std::string list;
+      for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+      fail(origin, fmt::format("unknown key '{}.{}' (known: {})", where, k.str(), list));
+    }
+  }
+}
+
+}  // namespace
+
+Spec parse_spec(const std::string& text, const std::string& origin) {
+  toml::table parsed;
+  try {
+    parsed = toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    fail(origin, fmt::format("line {}, column {}: {}", b.line, b.column, e.description()));
+  }
+  const toml::table& t = parsed;
+  for (const auto& [k, v] : t) {
+    if (!kTopKeys.count(std::string(k.str())))
+      fail(origin, fmt::format("unknown key '{}' (known: name, description, kernels, shapes, "
+                               "bands, space, baselines, pool, stop, compile)",
+                               k.str()));
+  }
+  check_keys(t["bands"], {"limits", "extra_m"}, origin, "bands");
+  check_keys(t["pool"], {"llc_factor", "llc_bytes", "max_bytes"}, origin, "pool");
+  check_keys(t["stop"], {"rel_ci", "min_samples", "max_samples", "max_seconds", "race", "finalists",
+                         "warmup_replays"}, origin, "stop");
+  check_keys(t["compile"], {"arch"}, origin, "compile");
+  Spec s;
+  s.text = text;
+  s.name = get_or<std::string>(t["name"], "", origin, "name");
+  if (s.name.empty()) fail(origin, "name is required");
+  s.description = get_or<std::string>(t["description"], "", origin, "description");
+
+  s.kernels = string_list(t["kernels"], origin, "kernels");
+  if (s.kernels.empty()) fail(origin, "kernels must name at least one kernel");
+  for (const auto& k : s.kernels)
+    if (!kKnownKernels.count(k))
+      fail(origin, "unknown kernel '" + k + "' (known: gemm_w4a16_nt, gemm_w4a8_nt)");
+
+  const auto* shapes = t["shapes"].as_array();
+  if (!shapes || shapes->empty()) fail(origin, "shapes must be a non-empty array of tables");
+  std::set<std::pair<std::int64_t, std::int64_t>> seen;
+  for (size_t i = 0; i < shapes->size(); ++i) {
+    const auto* tab = (*shapes)[i].as_table();
+    const std::string where = fmt::format("shapes[{}]", i);
+    if (!tab) fail(origin, where + " must be a table {n = .., k = .., name = ..}");
+    const toml::node_view<const toml::node> view{tab};
+    ShapeSpec sh;
+    sh.n = get_or<std::int64_t>(view["n"], 0, origin, where + ".n");
+    sh.k = get_or<std::int64_t>(view["k"], 0, origin, where + ".k");
+    sh.name = get_or<std::string>(view["name"], "", origin, where + ".name");
+    if (sh.n <= 0 || sh.n % 16)
+      fail(origin, fmt::format("{}: n = {} must be a positive multiple of 16", where, sh.n));
+    if (sh.k <= 0 || sh.k % 128)
+      fail(origin, fmt::format("{}: k = {} must be a positive multiple of 128 (the group)", where,
+                               sh.k));
+    if (!seen.insert({sh.n, sh.k}).second)
+      fail(origin, fmt::format("{}: shape ({}, {}) is listed twice", where, sh.n, sh.k));
+    s.shapes.push_back(sh);
+  }
+
+  s.band_limits = int_list(t["bands"]["limits"], origin, "bands.limits");
+  if (s.band_limits.empty()) fail(origin, "bands.limits must list at least one M limit");
+  for (size_t i = 0; i < s.band_limits.size(); ++i) {
+    const int m = s.band_limits[i];
+    if (m < 1 || m > kMaxM) fail(origin, fmt::format("bands.limits: {} is outside 1..64", m));
+    if (i && m <= s.band_limits[i - 1]) fail(origin, "bands.limits must be strictly ascending");
+  }
+  s.extra_m = int_list(t["bands"]["extra_m"], origin, "bands.extra_m");
+  for (int m : s.extra_m)
+    if (m < 1 || m > kMaxM) fail(origin, fmt::format("bands.extra_m: {} is outside 1..64", m));
+
+  if (const auto* space = t["space"].as_table()) {
+    for (const auto& [kname, node] : *space) {
+      const std::string kn(kname.str());
+      if (!kKnownKernels.count(kn)) fail(origin, "space." + kn + ": unknown kernel");
+      const toml::node_view<const toml::node> v{node};
+      SpaceSpec sp;
+      sp.wv = int_list(v["WV"], origin, "space." + kn + ".WV");
+      sp.sk = int_list(v["SK"], origin, "space." + kn + ".SK");
+      sp.mb = int_list(v["MB"], origin, "space." + kn + ".MB");
+      sp.npw = int_list(v["NPW"], origin, "space." + kn + ".NPW");
+      sp.nt = int_list(v["NT"], origin, "space." + kn + ".NT");
+      for (int x : sp.nt)
+        if (x != 0 && x != 1) fail(origin, "space." + kn + ".NT must contain only 0 and 1");
+      for (const auto* l : {&sp.wv, &sp.sk, &sp.mb, &sp.npw})
+        for (int x : *l)
+          if (x < 1 || x > 64) fail(origin, "space." + kn + ": knob values must be in 1..64");
+      s.space[kn] = sp;
+    }
+  }
+
+  s.baselines = string_list(t["baselines"], origin, "baselines");
+  for (const auto& b : s.baselines)
+    if (!kKnownBaselines.count(b))
+      fail(origin, "unknown baseline '" + b + "' (known: bf16, fp8_block)");
+
+  s.pool.llc_factor = get_or<double>(t["pool"]["llc_factor"], 4.0, origin, "pool.llc_factor");
+  if (s.pool.llc_factor < 1.0) fail(origin, "pool.llc_factor must be >= 1");
+  s.pool.llc_bytes = get_or<std::int64_t>(t["pool"]["llc_bytes"], 0, origin, "pool.llc_bytes");
+  s.pool.max_bytes =
+      get_or<std::int64_t>(t["pool"]["max_bytes"], 32LL << 30, origin, "pool.max_bytes");
+
+  auto& st = s.stop;
+  st.rel_ci = get_or<double>(t["stop"]["rel_ci"], st.rel_ci, origin, "stop.rel_ci");
+  st.min_samples = get_or<int>(t["stop"]["min_samples"], st.min_samples, origin, "stop.min_samples");
+  st.max_samples = get_or<int>(t["stop"]["max_samples"], st.max_samples, origin, "stop.max_samples");
+  st.max_seconds = get_or<double>(t["stop"]["max_seconds"], st.max_seconds, origin, "stop.max_seconds");
+  st.race = get_or<bool>(t["stop"]["race"], st.race, origin, "stop.race");
+  st.finalists = get_or<int>(t["stop"]["finalists"], st.finalists, origin, "stop.finalists");
+  st.warmup_replays =
+      get_or<int>(t["stop"]["warmup_replays"], st.warmup_replays, origin, "stop.warmup_replays");
+  if (st.rel_ci <= 0 || st.rel_ci > 0.5) fail(origin, "stop.rel_ci must be in (0, 0.5]");
+  if (st.min_samples < 3) fail(origin, "stop.min_samples must be >= 3");
+  if (st.max_samples < st.min_samples) fail(origin, "stop.max_samples must be >= min_samples");
+  if (st.finalists < 1) fail(origin, "stop.finalists must be >= 1");
+
+  s.compile_arch = get_or<std::string>(t["compile"]["arch"], "sm_90", origin, "compile.arch");
+  return s;
+}
+
+Spec load_spec(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SpecError(path.string() + ": cannot read the sweep spec (no such file?)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Spec s = parse_spec(ss.str(), path.string());
+  s.path = path;
+  return s;
+}
+
+std::vector<int> measured_ms(const Spec& s) {
+  std::set<int> ms(s.band_limits.begin(), s.band_limits.end());
+  ms.insert(s.extra_m.begin(), s.extra_m.end());
+  return {ms.begin(), ms.end()};
+}
+
+}  // namespace r4::tune

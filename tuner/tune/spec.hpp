@@ -1,0 +1,69 @@
+// A sweep spec (configs/*.toml): what to tune, on which shapes and bands, how to measure.
+// Parsed with toml++; every error names the file, the key and what was expected.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace r4::tune {
+
+struct SpecError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct ShapeSpec {
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  std::string name;  // optional, e.g. "qkv_proj"
+};
+
+// Per knob, the values to try; empty means the kernel family's default space for the arch.
+struct SpaceSpec {
+  std::vector<int> wv, sk, mb, npw, nt;
+};
+
+struct PoolSpec {
+  double llc_factor = 4.0;        // pool bytes >= llc_factor x last-level cache
+  std::int64_t llc_bytes = 0;     // override the device's report (AMD Infinity Cache), 0 = ask
+  std::int64_t max_bytes = 32LL << 30;  // never allocate more than this for one shape's pool
+};
+
+struct StopSpec {
+  double rel_ci = 0.01;     // stop once the 95% CI half-width of the median <= rel_ci x median
+  int min_samples = 5;      // before any stopping or racing decision
+  int max_samples = 40;     // cap per candidate per race
+  double max_seconds = 3.0; // cap per race (a (shape, M) pair), wall time of device work
+  bool race = true;         // drop candidates whose CI lies wholly above the best's
+  int finalists = 3;        // re-measured, interleaved, before a winner is declared
+  int warmup_replays = 3;   // pool replays before sampling
+};
+
+struct Spec {
+  std::string name;
+  std::string description;
+  std::filesystem::path path;
+  std::string text;                  // the file as read, stored with the run
+  std::vector<std::string> kernels;  // stable kernel names, e.g. "gemm_w4a16_nt"
+  std::vector<ShapeSpec> shapes;
+  std::vector<int> band_limits;  // ascending, each in 1..64; measured at each band's top M
+  std::vector<int> extra_m;      // measured too, reported but not used to pick winners
+  std::map<std::string, SpaceSpec> space;  // per kernel
+  std::vector<std::string> baselines;      // "bf16", "fp8_block"
+  PoolSpec pool;
+  StopSpec stop;
+  std::string compile_arch;  // for --compile-only without a device; default "sm_90"
+};
+
+// Throws SpecError.
+[[nodiscard]] Spec load_spec(const std::filesystem::path& path);
+[[nodiscard]] Spec parse_spec(const std::string& text, const std::string& origin);
+
+// The M values a spec measures: every band's top M plus the extras, ascending, unique.
+[[nodiscard]] std::vector<int> measured_ms(const Spec& s);
+
+}  // namespace r4::tune
