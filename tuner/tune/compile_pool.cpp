@@ -1,0 +1,87 @@
+#include "tuner/tune/compile_pool.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "tuner/tune/sha256.hpp"
+
+namespace r4::tune {
+
+std::string compile_key(const gpu::CompileRequest& req, const std::string& compiler_version) {
+  Sha256 h;
+  h.field("r4tune-compile-v1").field(compiler_version).field(req.arch.name).field(req.source);
+  for (const auto& [name, text] : req.headers) h.field(name).field(text);
+  for (const auto& d : req.defines) h.field("-D" + d);
+  for (const auto& i : req.include_dirs) h.field("-I" + i);
+  for (const auto& o : req.extra_options) h.field(o);
+  return h.hex();
+}
+
+std::vector<CompileOutcome> compile_all(
+    gpu::Backend& backend, const std::vector<gpu::CompileRequest>& requests,
+    const CompileCache& cache, int threads,
+    const std::function<void(std::size_t, const CompileOutcome&)>& on_done) {
+  const std::string version = backend.compiler_version();
+  std::vector<CompileOutcome> out(requests.size());
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    out[i].key = compile_key(requests[i], version);
+    if (cache.find) {
+      if (auto hit = cache.find(out[i].key)) {
+        out[i].result = std::move(*hit);
+        out[i].from_cache = true;
+        if (on_done) on_done(i, out[i]);
+        continue;
+      }
+    }
+    todo.push_back(i);
+  }
+  if (todo.empty()) return out;
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::size_t> finished;
+  std::exception_ptr error;
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (;;) {
+      const std::size_t j = next.fetch_add(1);
+      if (j >= todo.size()) return;
+      const std::size_t i = todo[j];
+      try {
+        out[i].result = backend.compile(requests[i]);
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (!error) error = std::current_exception();
+      }
+      {
+        std::lock_guard lock(mu);
+        finished.push_back(i);
+      }
+      cv.notify_one();
+    }
+  };
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned n = threads > 0 ? static_cast<unsigned>(threads) : hw;
+  std::vector<std::jthread> pool;
+  for (unsigned t = 0; t < std::min<std::size_t>(n, todo.size()); ++t) pool.emplace_back(work);
+  for (std::size_t done = 0; done < todo.size();) {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return !finished.empty(); });
+    const std::size_t i = finished.front();
+    finished.pop_front();
+    lock.unlock();
+    ++done;
+    if (error) continue;
+    if (cache.store) cache.store(out[i].key, out[i].result);
+    if (on_done) on_done(i, out[i]);
+  }
+  pool.clear();
+  if (error) std::rethrow_exception(error);
+  return out;
+}
+
+}  // namespace r4::tune

@@ -1,0 +1,40 @@
+// Parallel run-time compiles with a content-addressed cache (DESIGN.md "compile"): all cores, and
+// a compile already cached under the same (source hash, arch, options, compiler version) key is
+// not repeated.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tuner/gpu/backend.hpp"
+
+namespace r4::tune {
+
+// sha256 over the source, every in-memory header (name and text), the arch, the defines and
+// extra options, and the compiler identity.
+[[nodiscard]] std::string compile_key(const gpu::CompileRequest& req,
+                                      const std::string& compiler_version);
+
+struct CompileOutcome {
+  std::string key;
+  gpu::CompileResult result;
+  bool from_cache = false;
+};
+
+// The cache: `find` may return a stored result for a key; `store` is called once per fresh
+// compile, from the calling thread of compile_all (never concurrently).
+struct CompileCache {
+  std::function<std::optional<gpu::CompileResult>(const std::string& key)> find;
+  std::function<void(const std::string& key, const gpu::CompileResult&)> store;
+};
+
+// Compiles every request (in parallel on `threads` threads; 0 = all cores); results keep the
+// order of `requests`. `on_done(i, outcome)` runs on the calling thread as results arrive.
+[[nodiscard]] std::vector<CompileOutcome> compile_all(
+    gpu::Backend& backend, const std::vector<gpu::CompileRequest>& requests,
+    const CompileCache& cache, int threads,
+    const std::function<void(std::size_t, const CompileOutcome&)>& on_done = {});
+
+}  // namespace r4::tune
