@@ -1,0 +1,66 @@
+// Real NVRTC compiles (no GPU needed) through the pool, with an in-memory cache standing in for
+// the database's compiles table.
+#include "tuner/tune/compile_pool.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace r4::tune {
+
+namespace {
+std::vector<gpu::CompileRequest> requests(int n) {
+  std::vector<gpu::CompileRequest> out;
+  for (int i = 0; i < n; ++i) {
+    gpu::CompileRequest r;
+    r.source = "extern \"C\" __global__ void k(float* a) { a[threadIdx.x] *= SCALE; }";
+    r.source_name = "k.cu";
+    r.arch = gpu::Arch::from("sm_90");
+    r.defines = {"SCALE=" + std::to_string(i + 1)};
+    out.push_back(r);
+  }
+  out.back().source = "this does not compile";
+  return out;
+}
+}  // namespace
+
+TEST(CompilePool, CompilesInParallelThenServesTheCache) {
+  auto be = gpu::make_cuda_backend();
+  std::map<std::string, gpu::CompileResult> store;
+  CompileCache cache{[&](const std::string& k) -> std::optional<gpu::CompileResult> {
+                       auto it = store.find(k);
+                       if (it == store.end()) return std::nullopt;
+                       return it->second;
+                     },
+                     [&](const std::string& k, const gpu::CompileResult& r) { store[k] = r; }};
+  const auto reqs = requests(6);
+  std::size_t seen = 0;
+  auto first = compile_all(*be, reqs, cache, 2, [&](std::size_t, const CompileOutcome&) { ++seen; });
+  EXPECT_EQ(seen, reqs.size());
+  ASSERT_EQ(first.size(), reqs.size());
+  for (std::size_t i = 0; i + 1 < reqs.size(); ++i) {
+    EXPECT_TRUE(first[i].result.ok) << first[i].result.log;
+    EXPECT_FALSE(first[i].from_cache);
+  }
+  EXPECT_FALSE(first.back().result.ok);
+  EXPECT_EQ(store.size(), reqs.size());  // failures are cached too: never re-run a known-bad one
+  // Distinct defines give distinct keys.
+  EXPECT_NE(first[0].key, first[1].key);
+
+  auto second = compile_all(*be, reqs, cache, 2);
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    EXPECT_TRUE(second[i].from_cache);
+    EXPECT_EQ(second[i].key, first[i].key);
+    EXPECT_EQ(second[i].result.binary, first[i].result.binary);
+  }
+}
+
+TEST(CompilePool, KeyDependsOnCompilerAndHeaders) {
+  auto r = requests(1).front();
+  const auto a = compile_key(r, "nvrtc 13.0");
+  EXPECT_NE(a, compile_key(r, "nvrtc 13.1"));
+  r.headers.push_back({"x.h", "int x;"});
+  EXPECT_NE(a, compile_key(r, "nvrtc 13.0"));
+}
+
+}  // namespace r4::tune

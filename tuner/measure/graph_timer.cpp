@@ -1,0 +1,35 @@
+#include "tuner/measure/graph_timer.hpp"
+
+namespace r4::measure {
+
+GraphTimer::GraphTimer(gpu::Context& ctx, gpu::Stream& stream, int copies,
+                       const std::function<void(int, gpu::Stream&)>& enqueue)
+    : stream_(stream), copies_(copies) {
+  stream_.begin_capture();
+  try {
+    for (int i = 0; i < copies; ++i) enqueue(i, stream_);
+  } catch (...) {
+    (void)stream_.end_capture();
+    throw;
+  }
+  graph_ = stream_.end_capture();
+  start_ = ctx.create_event();
+  stop_ = ctx.create_event();
+}
+
+void GraphTimer::warm_up(int n) {
+  for (int i = 0; i < n; ++i) graph_->launch(stream_);
+  stream_.synchronize();
+}
+
+double GraphTimer::sample_us() {
+  start_->record(stream_);
+  graph_->launch(stream_);
+  stop_->record(stream_);
+  stop_->synchronize();
+  const double ms = stop_->elapsed_ms_since(*start_);
+  device_s_ += ms * 1e-3;
+  return ms * 1e3 / copies_;
+}
+
+}  // namespace r4::measure
