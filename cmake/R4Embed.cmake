@@ -9,11 +9,13 @@ function(r4_embed_sources)
   foreach(f ${E_FILES})
     list(APPEND abs_files ${PROJECT_SOURCE_DIR}/${f})
   endforeach()
+  # The list travels as one argument: its semicolons are escaped so the shell does not split it.
+  string(REPLACE ";" "$<SEMICOLON>" files_arg "${E_FILES}")
   add_custom_command(OUTPUT ${out}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DROOT=${PROJECT_SOURCE_DIR} "-DFILES=${E_FILES}"
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DROOT=${PROJECT_SOURCE_DIR} "-DFILES=${files_arg}"
             -P ${PROJECT_SOURCE_DIR}/cmake/R4EmbedRun.cmake
     DEPENDS ${abs_files} ${PROJECT_SOURCE_DIR}/cmake/R4EmbedRun.cmake
-    COMMENT "Embedding kernel sources into ${E_TARGET}")
+    COMMENT "Embedding kernel sources into ${E_TARGET}" VERBATIM)
   add_library(${E_TARGET} STATIC ${out})
   target_link_libraries(${E_TARGET} PUBLIC r4_common)
 endfunction()

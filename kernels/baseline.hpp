@@ -1,0 +1,45 @@
+// Vendor baselines behind one interface: "time a call for M, N, K" with the weight cold (a pool of
+// copies >= 4x the LLC, kernels/timing.hpp), the best of the library heuristic's top algorithms.
+//   bf16        C[M,N] = A[M,K] W[N,K]^T, bf16 in/out, f32 accumulate (cuBLASLt / hipBLASLt)
+//   fp8_block   e4m3 W with one f32 scale per 128x128 block, e4m3 A with one f32 scale per 1x128,
+//               bf16 out (cuBLASLt VEC128_32F / BLK128x128_32F scale modes, cuBLAS 12.9+, sm_90)
+// Only kernels/baseline_cublaslt.cpp includes cublasLt.h; the library is dlopen'ed.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "kernels/config.hpp"
+#include "kernels/timing.hpp"
+#include "tuner/gpu/backend.hpp"
+
+namespace r4::kernels {
+
+enum class BaselineKind { bf16, fp8_block };
+
+struct BaselineResult {
+  std::optional<double> us;  // per call; empty when the library could not run it
+  std::string note;          // algorithm chosen, padding applied, or why it did not run
+};
+
+class Baseline {
+ public:
+  virtual ~Baseline() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;  // e.g. "cublaslt_bf16"
+  // Empty when usable, else why not (library missing, not built, untested).
+  [[nodiscard]] virtual std::string unavailable_reason() const = 0;
+  [[nodiscard]] virtual BaselineResult time_call(const Shape& s, const TimingSpec& spec) = 0;
+};
+
+// cuBLASLt (NVIDIA). Never throws for a missing library: unavailable_reason() says so.
+[[nodiscard]] std::unique_ptr<Baseline> make_cublaslt_baseline(BaselineKind kind,
+                                                               gpu::Context& ctx,
+                                                               gpu::Stream& stream);
+// hipBLASLt (AMD): not built yet; reports "not built/untested".
+[[nodiscard]] std::unique_ptr<Baseline> make_hipblaslt_baseline(BaselineKind kind,
+                                                                gpu::Context& ctx,
+                                                                gpu::Stream& stream);
+
+}  // namespace r4::kernels

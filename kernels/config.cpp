@@ -1,0 +1,35 @@
+#include "kernels/config.hpp"
+
+#include <fmt/core.h>
+
+namespace r4::kernels {
+
+std::vector<Config> config_space(KernelId id, const gpu::Arch& a) {
+  std::vector<Config> out;
+  if (id == KernelId::quant_act) {
+    if (is_valid(id, Config{}, a)) out.push_back(Config{});
+    return out;
+  }
+  for (int wv : {1, 2, 4, 8})
+    for (int sk : {1, 2, 4, 8, 16})
+      for (int mb : {1, 2, 4})
+        for (int npw : {1, 2, 4})
+          for (int nt : {0, 1}) {
+            const Config c{wv, sk, mb, npw, nt};
+            if (is_valid(id, c, a)) out.push_back(c);
+          }
+  return out;
+}
+
+std::vector<Config> config_space(KernelId id, const gpu::Arch& a, const Shape& s) {
+  std::vector<Config> out;
+  for (const auto& c : config_space(id, a))
+    if (is_valid(id, c, a, s)) out.push_back(c);
+  return out;
+}
+
+std::string to_string(const Config& c) {
+  return fmt::format("({}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt);
+}
+
+}  // namespace r4::kernels

@@ -1,0 +1,94 @@
+// The kernel family's config tuple and the ONE predicate that says which configs are legal for
+// an (arch, shape). The planner, the generated headers' static_asserts and rows read back from
+// the database all call is_valid(); nothing else encodes these ranges.
+//
+// Knobs (the seeds' order; they change speed only, never results beyond f32 summation order):
+//   WV  warps (waves) per block                      {1, 2, 4, 8}
+//   SK  split-K factor (64-K blocks split evenly)    {1, 2, 4, 8, 16}, SK <= K/64
+//   MB  16-row M tiles per block                     {1, 2, 4}, MB <= ceil(M/16)
+//   NPW 16-row N tiles per warp                      {1, 2, 4}, WV*NPW <= N/16
+//   NT  evict-first (NVIDIA) / non-temporal (AMD) weight loads {0, 1}
+// Register budget (measured with NVRTC 13.0 for sm_90, 2026-11-30: registers per thread from
+// ptxas -v): gemm_w4a16_nt holds NPW*MB*8 f32 accumulators plus NPW*16 dequantised registers;
+// NPW*MB = 16 spills (255 registers + 868 B of spill stores), NPW*MB = 8 fits in 240-255.
+// gemm_w4a8_nt holds twice the accumulators (int32 per group + f32 total); NPW*MB = 8 spills
+// (MB=4, NPW=2: 28 B spill stores), NPW*MB = 4 fits (159-255 registers).
+// Split-K counters: at most R4_SPLITK_COUNTERS (16384, kernels/gemm_common.h) block tiles.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "tuner/gpu/arch.hpp"
+
+namespace r4::kernels {
+
+enum class KernelId { gemm_w4a16_nt, gemm_w4a8_nt, quant_act };
+
+struct Config {
+  int wv = 1;
+  int sk = 1;
+  int mb = 1;
+  int npw = 1;
+  int nt = 0;
+  friend constexpr bool operator==(const Config&, const Config&) = default;
+};
+
+struct Shape {
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  std::int64_t m = 1;
+};
+
+inline constexpr int kGroup = 128;      // K per scale (GEMM_W4_GROUP)
+inline constexpr int kMaxM = 64;        // GEMM_W4_MAX_M
+inline constexpr int kSplitKCounters = 16384;
+
+namespace detail {
+constexpr bool one_of(int v, std::initializer_list<int> set) {
+  for (int s : set)
+    if (s == v) return true;
+  return false;
+}
+}  // namespace detail
+
+// Arch-only part: the ranges and the register budget (what CI compiles).
+[[nodiscard]] constexpr bool is_valid(KernelId id, const Config& c, const gpu::Arch& a) {
+  if (id == KernelId::quant_act) return c == Config{};
+  const bool nv_mma = a.vendor == gpu::Vendor::nvidia && a.major >= 8;
+  const bool amd_wmma = a.vendor == gpu::Vendor::amd && (a.major == 11 || a.major == 12);
+  if (!nv_mma && !amd_wmma) return false;
+  if (!detail::one_of(c.wv, {1, 2, 4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16}) ||
+      !detail::one_of(c.mb, {1, 2, 4}) || !detail::one_of(c.npw, {1, 2, 4}) ||
+      !detail::one_of(c.nt, {0, 1}))
+    return false;
+  const int budget = id == KernelId::gemm_w4a16_nt ? 8 : 4;
+  return c.npw * c.mb <= budget;
+}
+
+// The full predicate: arch ranges plus the shape's own limits.
+[[nodiscard]] constexpr bool is_valid(KernelId id, const Config& c, const gpu::Arch& a,
+                                      const Shape& s) {
+  if (!is_valid(id, c, a)) return false;
+  if (s.m < 1 || s.m > kMaxM || s.k < kGroup || s.k % kGroup != 0 || s.n < 16 || s.n % 16 != 0)
+    return false;
+  if (id == KernelId::quant_act) return true;
+  const std::int64_t mtiles = (s.m + 15) / 16;
+  if (c.mb > mtiles) return false;            // a clamped duplicate (config_for clamps MB)
+  if (c.wv * c.npw > s.n / 16) return false;  // whole warps would idle
+  if (c.sk > s.k / 64) return false;          // every split needs a 64-K block
+  const std::int64_t xblocks = (s.n / 16 + c.wv * c.npw - 1) / (c.wv * c.npw);
+  if (c.sk > 1 && xblocks * ((mtiles + c.mb - 1) / c.mb) > kSplitKCounters) return false;
+  return true;
+}
+
+// Every config is_valid(id, c, arch) accepts, in a fixed order (WV, SK, MB, NPW, NT nested).
+[[nodiscard]] std::vector<Config> config_space(KernelId id, const gpu::Arch& a);
+// The subset also valid for the shape.
+[[nodiscard]] std::vector<Config> config_space(KernelId id, const gpu::Arch& a, const Shape& s);
+
+[[nodiscard]] std::string to_string(const Config& c);  // "(WV, SK, MB, NPW, NT)"
+
+}  // namespace r4::kernels

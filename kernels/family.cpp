@@ -1,0 +1,119 @@
+#include "kernels/family.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "kernels/embedded_sources.hpp"
+
+namespace r4::kernels {
+namespace {
+
+constexpr std::array<std::string_view, 3> kNames = {"gemm_w4a16_nt", "gemm_w4a8_nt",
+                                                    "quant_act"};
+
+std::string embedded_text(std::string_view path) {
+  for (const auto& f : embedded_sources())
+    if (f.path == path) return std::string(f.text);
+  throw std::runtime_error("kernel source not embedded in this binary: " + std::string(path));
+}
+
+gpu::CompileRequest base_request(std::string_view file, const gpu::Arch& arch) {
+  gpu::CompileRequest req;
+  req.source = embedded_text(file);
+  req.source_name = std::string(file.substr(file.rfind('/') + 1));
+  req.arch = arch;
+  for (const auto& f : embedded_sources()) req.headers.emplace_back(f.path, f.text);
+  req.defines.push_back(fmt::format("R4_WAVE={}", gpu::wave_size(arch)));
+  return req;
+}
+
+unsigned ceil_div(std::int64_t a, std::int64_t b) { return static_cast<unsigned>((a + b - 1) / b); }
+
+void launch_raw(gpu::Kernel& k, const LaunchDims& d, gpu::Stream& s, void** args) {
+  k.launch(d.grid, d.block, 0, s, args);
+}
+
+}  // namespace
+
+std::string_view name(KernelId id) { return kNames[static_cast<std::size_t>(id)]; }
+
+std::optional<KernelId> parse_kernel(std::string_view n) {
+  for (std::size_t i = 0; i < kNames.size(); ++i)
+    if (kNames[i] == n) return static_cast<KernelId>(i);
+  return std::nullopt;
+}
+
+gpu::CompileRequest compile_request(KernelId id, const Config& c, const gpu::Arch& arch,
+                                    const CompileOptions& opt) {
+  if (!is_valid(id, c, arch))
+    throw std::invalid_argument(fmt::format("{} config {} is not valid for {}", name(id),
+                                            to_string(c), arch.name));
+  auto req = base_request(fmt::format("kernels/{}.cu", name(id)), arch);
+  if (id != KernelId::quant_act) {
+    req.defines.push_back(fmt::format("R4_WV={}", c.wv));
+    req.defines.push_back(fmt::format("R4_SK={}", c.sk));
+    req.defines.push_back(fmt::format("R4_MB={}", c.mb));
+    req.defines.push_back(fmt::format("R4_NPW={}", c.npw));
+    req.defines.push_back(fmt::format("R4_NT={}", c.nt));
+    if (id == KernelId::gemm_w4a16_nt) req.defines.push_back(fmt::format("R4_A_BF16={}", opt.a_bf16 ? 1 : 0));
+    if (opt.broken_scale) req.defines.emplace_back("R4_BROKEN_SCALE=1");
+  }
+  return req;
+}
+
+LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, const Shape& s) {
+  LaunchDims d;
+  if (id == KernelId::quant_act) {
+    d.grid = {static_cast<unsigned>(s.m), 1, 1};
+    d.block = {256, 1, 1};
+    return d;
+  }
+  const auto wave = gpu::wave_size(arch);
+  d.grid = {ceil_div(s.n / 16, c.wv * c.npw), static_cast<unsigned>(c.sk),
+            ceil_div(ceil_div(s.m, 16), c.mb)};
+  d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
+  return d;
+}
+
+std::size_t workspace_bytes(KernelId id, const Config& c, const Shape& s) {
+  if (id == KernelId::quant_act || c.sk == 1) return 0;
+  return static_cast<std::size_t>(kSplitKCounters) * 4 +
+         static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(s.m * s.n) * 4;
+}
+
+std::int64_t weight_bytes(std::int64_t n, std::int64_t k) { return n * k / 2 + n * k / kGroup * 4; }
+
+void launch_gemm_w4a16(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,
+                       gpu::DevicePtr a, const W4Weights& w, gpu::DevicePtr out,
+                       gpu::DevicePtr workspace, gpu::Stream& stream) {
+  int m = static_cast<int>(s.m), n = static_cast<int>(s.n), kk = static_cast<int>(s.k);
+  gpu::DevicePtr wq = w.wq, wsz = w.wsz;
+  void* args[] = {&a, &wq, &wsz, &out, &workspace, &m, &n, &kk};
+  launch_raw(k, launch_dims(KernelId::gemm_w4a16_nt, c, arch, s), stream, args);
+}
+
+void launch_gemm_w4a8(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,
+                      gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w,
+                      gpu::DevicePtr out, gpu::DevicePtr workspace, gpu::Stream& stream) {
+  int m = static_cast<int>(s.m), n = static_cast<int>(s.n), kk = static_cast<int>(s.k);
+  gpu::DevicePtr wq = w.wq, wsz = w.wsz;
+  void* args[] = {&aq, &sa, &wq, &wsz, &out, &workspace, &m, &n, &kk};
+  launch_raw(k, launch_dims(KernelId::gemm_w4a8_nt, c, arch, s), stream, args);
+}
+
+void launch_quant_act(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
+                      gpu::DevicePtr sa, gpu::Stream& stream) {
+  int m = static_cast<int>(s.m), kk = static_cast<int>(s.k);
+  void* args[] = {&a, &aq, &sa, &m, &kk};
+  gpu::Arch any;
+  launch_raw(k, launch_dims(KernelId::quant_act, Config{}, any, s), stream, args);
+}
+
+gpu::CompileRequest reference_compile_request(const gpu::Arch& arch) {
+  return base_request("kernels/reference_gpu.cu", arch);
+}
+
+}  // namespace r4::kernels

@@ -1,0 +1,66 @@
+// Host-side API of the kernel family: stable names, run-time compile requests (sources from the
+// binary's embedded copies, config as -D defines), launch geometry, workspace sizes and typed
+// launchers. Used by the tuner, the tests and the r4kern driver. Launchers do not allocate.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+#include "kernels/config.hpp"
+#include "tuner/gpu/backend.hpp"
+
+namespace r4::kernels {
+
+// Stable names (database keys: renaming one is a migration).
+[[nodiscard]] std::string_view name(KernelId id);
+[[nodiscard]] std::optional<KernelId> parse_kernel(std::string_view name);
+
+struct CompileOptions {
+  bool a_bf16 = false;         // gemm_w4a16_nt: A is bf16 instead of f16
+  bool broken_scale = false;   // TEST ONLY: a deliberately wrong kernel (next group's scale)
+};
+
+// The run-time compile of one kernel/config for one arch. Throws std::invalid_argument when
+// is_valid(id, c, arch) is false.
+[[nodiscard]] gpu::CompileRequest compile_request(KernelId id, const Config& c,
+                                                  const gpu::Arch& arch,
+                                                  const CompileOptions& opt = {});
+
+struct LaunchDims {
+  gpu::Dim3 grid;
+  gpu::Dim3 block;
+};
+[[nodiscard]] LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch,
+                                     const Shape& s);
+
+// Bytes of split-K workspace a launch needs: 0 when SK == 1, else 64 KiB of tile counters plus
+// SK*M*N f32 partials. Zero it once when allocating; launches leave the counters at zero. One
+// workspace serves every shape whose need it covers, as long as launches using it are ordered
+// (one stream).
+[[nodiscard]] std::size_t workspace_bytes(KernelId id, const Config& c, const Shape& s);
+
+// Bytes of packed weight + scale dwords for (N, K): N*K/2 + N*K/128*4.
+[[nodiscard]] std::int64_t weight_bytes(std::int64_t n, std::int64_t k);
+
+struct W4Weights {
+  gpu::DevicePtr wq = 0;   // N*K/8 dwords in the arch's layout
+  gpu::DevicePtr wsz = 0;  // (N/16)*(K/128)*16 scale dwords
+};
+
+// C (bf16 [M, N]) = A (f16/bf16 [M, K]) x W^T.
+void launch_gemm_w4a16(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,
+                       gpu::DevicePtr a, const W4Weights& w, gpu::DevicePtr out,
+                       gpu::DevicePtr workspace, gpu::Stream& stream);
+// C (bf16 [M, N]) = diag(sa) Aq (int8 [M, K]) x W^T.
+void launch_gemm_w4a8(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,
+                      gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w,
+                      gpu::DevicePtr out, gpu::DevicePtr workspace, gpu::Stream& stream);
+// Aq (int8 [M, K]), sa (f32 [M]) = quant_act(A (bf16 [M, K])).
+void launch_quant_act(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
+                      gpu::DevicePtr sa, gpu::Stream& stream);
+
+// The GPU reference / check / bandwidth kernels (kernels/reference_gpu.cu).
+[[nodiscard]] gpu::CompileRequest reference_compile_request(const gpu::Arch& arch);
+
+}  // namespace r4::kernels

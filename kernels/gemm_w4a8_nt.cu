@@ -1,0 +1,182 @@
+// gemm_w4a8_nt: C[M, N] (bf16) = diag(sa) Aq[M, K] (int8, per-row f32 scale sa from quant_act)
+// x W[N, K]^T, the same packed W as gemm_w4a16_nt. int8 MMA (mma.sync m16n8k32 s8): the weight
+// nibble is shifted into its byte's high half (byte = 16*code) and 1/16 goes into the scale; each
+// 128-K group accumulates exactly in int32, then one multiply by (group scale / 16) into f32, and
+// one multiply by the row's activation scale at the end (QServe: no per-partial dequant).
+// M = 1..64, N a multiple of 16, K a multiple of 128; Aq 16-byte aligned.
+//
+// Work mapping, pipelining and split-K as gemm_w4a16_nt (kernels/gemm_common.h). Under the sm80
+// layout the lane's 16 activation bytes (k 16t..16t+15 of the block) are, in natural order, the B
+// registers of the block's two k32 steps: no shuffling on this path.
+//
+// Test-only define: R4_BROKEN_SCALE=1 reads the scale of the next group (wrapping).
+#include "kernels/gemm_common.h"
+
+#if defined(R4_NV)
+#include "kernels/nv/mma_sm80.h"
+#include "quant/layout/sm80.h"
+#elif defined(R4_AMD)
+#include "kernels/amd/wmma.h"
+#endif
+
+#ifndef R4_BROKEN_SCALE
+#define R4_BROKEN_SCALE 0
+#endif
+#define R4_DEPTH (R4_NPW >= 4 ? 2 : (R4_NPW == 2 ? 4 : 8))
+#define R4_MSUB (2 * R4_MB)
+
+#if defined(R4_NV)
+
+struct W8Stage {
+  u32x4 w[R4_NPW];
+  u32 s0[R4_NPW];
+  u32 s1[R4_NPW];
+};
+
+R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
+    gemm_w4a8_nt(const i8* __restrict__ Aq,       // [M, K] int8
+                 const float* __restrict__ sa,    // [M] f32 activation scales
+                 const u32x4* __restrict__ wq,    // sm80 layout
+                 const u32* __restrict__ wsz,     // scale dwords
+                 u16* __restrict__ C,             // [M, N] bf16 bits
+                 void* __restrict__ ws,           // split-K workspace (SK > 1)
+                 int M, int N, int K) {
+  const int lane = r4_lane();
+  const int warp = (int)(threadIdx.x >> 5);
+  const int g = lane >> 2;
+  const int t = lane & 3;
+  const int ntiles = N >> 4;
+  const int KB = K >> 6;
+  const int G = K >> 7;
+  const int tile_base = ((int)blockIdx.x * R4_WV + warp) * R4_NPW;
+  const int kb_begin = (int)(((i64)blockIdx.y * KB) / R4_SK);
+  const int kb_end = (int)(((i64)(blockIdx.y + 1) * KB) / R4_SK);
+  const int m_base = (int)blockIdx.z * R4_MB * 16;
+
+  const u32x4* wp[R4_NPW];
+  const u32* sp[R4_NPW];
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p) {
+    const int tile = min(tile_base + p, ntiles - 1);
+    wp[p] = wq + (i64)tile * KB * 32 + lane;
+    sp[p] = wsz + (i64)tile * G * 16 + g;
+  }
+  const i8* arow[R4_MSUB];
+  bool aok[R4_MSUB];
+#pragma unroll
+  for (int j = 0; j < R4_MSUB; ++j) {
+    const int row = m_base + 8 * j + g;
+    aok[j] = row < M;
+    arow[j] = Aq + (i64)min(row, M - 1) * K + 16 * t;
+  }
+
+  float acc[R4_NPW][R4_MSUB][4];
+  i32 iacc[R4_NPW][R4_MSUB][4];
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+    for (int j = 0; j < R4_MSUB; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        acc[p][j][e] = 0.0f;
+        iacc[p][j][e] = 0;
+      }
+
+  W8Stage st[R4_DEPTH];
+#pragma unroll
+  for (int d = 0; d < R4_DEPTH; ++d) {
+    const int kb = kb_begin + d;
+    if (kb < kb_end) {
+      const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p) {
+        st[d].w[p] = r4_ld_weight<R4_NT>(wp[p] + (i64)kb * 32);
+        st[d].s0[p] = r4_ld_u32(sp[p] + grp * 16);
+        st[d].s1[p] = r4_ld_u32(sp[p] + grp * 16 + 8);
+      }
+    }
+  }
+
+  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_DEPTH) {
+#pragma unroll
+    for (int d = 0; d < R4_DEPTH; ++d) {
+      const int kb = kb0 + d;
+      if (kb < kb_end) {
+        const W8Stage cur = st[d];
+        const int nkb = kb + R4_DEPTH;
+        if (nkb < kb_end) {
+          const int grp = R4_BROKEN_SCALE ? ((nkb >> 1) + 1) % G : (nkb >> 1);
+#pragma unroll
+          for (int p = 0; p < R4_NPW; ++p) {
+            st[d].w[p] = r4_ld_weight<R4_NT>(wp[p] + (i64)nkb * 32);
+            st[d].s0[p] = r4_ld_u32(sp[p] + grp * 16);
+            st[d].s1[p] = r4_ld_u32(sp[p] + grp * 16 + 8);
+          }
+        }
+        u32x4 q[R4_MSUB];
+#pragma unroll
+        for (int j = 0; j < R4_MSUB; ++j) {
+          if (m_base + 8 * j < M && aok[j]) {
+            q[j] = r4_ld_act16(arow[j] + (i64)kb * 64);
+          } else {
+            q[j] = u32x4{0u, 0u, 0u, 0u};
+          }
+        }
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p) {
+          u32 a0[4], a1[4];
+          r4nv::dequant_s8(cur.w[p].x, cur.w[p].y, a0);  // k32 step 0
+          r4nv::dequant_s8(cur.w[p].z, cur.w[p].w, a1);  // k32 step 1
+#pragma unroll
+          for (int j = 0; j < R4_MSUB; ++j) {
+            if (m_base + 8 * j < M) {
+              r4nv::mma_s8(iacc[p][j], a0, q[j].x, q[j].y);
+              r4nv::mma_s8(iacc[p][j], a1, q[j].z, q[j].w);
+            }
+          }
+        }
+        // End of a 128-K group (or of this split's range): one scale multiply per accumulator.
+        if ((kb & 1) || kb + 1 == kb_end) {
+#pragma unroll
+          for (int p = 0; p < R4_NPW; ++p) {
+            const float w0 = r4_f16_to_f32(cur.s0[p]) * 0.0625f;
+            const float w1 = r4_f16_to_f32(cur.s1[p]) * 0.0625f;
+#pragma unroll
+            for (int j = 0; j < R4_MSUB; ++j) {
+              acc[p][j][0] += (float)iacc[p][j][0] * w0;
+              acc[p][j][1] += (float)iacc[p][j][1] * w0;
+              acc[p][j][2] += (float)iacc[p][j][2] * w1;
+              acc[p][j][3] += (float)iacc[p][j][3] * w1;
+#pragma unroll
+              for (int e = 0; e < 4; ++e) iacc[p][j][e] = 0;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
+#pragma unroll
+  for (int j = 0; j < R4_MSUB; ++j) {
+    const int m = m_base + 8 * j + 2 * t;
+    const float sa0 = m < M ? sa[m] : 0.0f;
+    const float sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
+#pragma unroll
+    for (int p = 0; p < R4_NPW; ++p) {
+      if (tile_base + p < ntiles) {
+        const int n0 = (tile_base + p) * 16 + g;
+        o.put(m, n0, acc[p][j][0] * sa0);
+        o.put(m + 1, n0, acc[p][j][1] * sa1);
+        o.put(m, n0 + 8, acc[p][j][2] * sa0);
+        o.put(m + 1, n0 + 8, acc[p][j][3] * sa1);
+      }
+    }
+  }
+  r4_splitk_finish(o, ws, (int)blockIdx.x * R4_WV * R4_NPW * 16, R4_WV * R4_NPW * 16, m_base,
+                   R4_MB * 16);
+}
+
+#elif defined(R4_AMD)
+#include "kernels/amd/gemm_w4a8_nt_wmma.h"
+#endif

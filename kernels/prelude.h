@@ -1,0 +1,66 @@
+// Vendor prelude for the run-time-compiled kernel family (NVRTC or hipRTC; no std header, no
+// cuda_fp16.h / hip_fp16.h: every f16/bf16 value travels as raw bits in a u32 or u16).
+// One line per shim; anything arch-specific beyond these lives in the fragment files
+// (kernels/nv/mma_sm80.h, kernels/amd/wmma_gfx11.h, kernels/amd/wmma_gfx12.h).
+#ifndef R4_KERNELS_PRELUDE_H
+#define R4_KERNELS_PRELUDE_H
+
+typedef unsigned int u32;
+typedef int i32;
+typedef unsigned short u16;
+typedef unsigned long long u64;
+typedef long long i64;
+typedef signed char i8;
+struct __align__(16) u32x4 { u32 x, y, z, w; };
+
+#if defined(__HIPCC_RTC__) || defined(__HIP_DEVICE_COMPILE__) || defined(__HIPCC__)
+#define R4_AMD 1
+#define R4_EXTERN extern "C" __global__
+#define R4_LAUNCH_BOUNDS(t) __launch_bounds__(t)
+// lane id within a wave32
+__device__ inline int r4_lane() { return __lane_id(); }
+// 16-byte read-only global load (weights: NT=1 asks for a non-temporal load)
+template <int NT> __device__ inline u32x4 r4_ld_weight(const u32x4* p) { return NT ? __builtin_nontemporal_load(p) : *p; }
+// 16-byte read-only global load for activations
+__device__ inline u32x4 r4_ld_act16(const void* p) { return *static_cast<const u32x4*>(p); }
+// 4-byte read-only global load
+__device__ inline u32 r4_ld_u32(const u32* p) { return *p; }
+// f32 load that bypasses the (non-coherent) L1: split-K partials written by other blocks
+__device__ inline float r4_ld_coherent(const float* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+// f32 -> bf16 bits, round to nearest even (NaN kept quiet)
+__device__ inline u16 r4_f32_to_bf16(float f) { u32 x = __builtin_bit_cast(u32, f); if ((x & 0x7FFFFFFFu) > 0x7F800000u) return (u16)((x >> 16) | 0x40u); return (u16)((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16); }
+// f16 bits -> f32
+__device__ inline float r4_f16_to_f32(u32 h) { return (float)__builtin_bit_cast(_Float16, (u16)h); }
+// bf16 bits -> f32
+__device__ inline float r4_bf16_to_f32(u32 h) { return __builtin_bit_cast(float, h << 16); }
+#else
+#define R4_NV 1
+#define R4_EXTERN extern "C" __global__
+#define R4_LAUNCH_BOUNDS(t) __launch_bounds__(t)
+// lane id within a warp
+__device__ inline int r4_lane() { return (int)(threadIdx.x & 31u); }
+// 16-byte weight load: read-only path, no L1 allocation; NT=1 adds an L2 evict-first policy
+template <int NT> __device__ inline u32x4 r4_ld_weight(const u32x4* p) {
+  u32x4 v;
+  if (NT) {
+    asm volatile("{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], pol;\n}\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  } else {
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  }
+  return v;
+}
+// 16-byte read-only global load for activations (L1-cached: every warp of the block reuses them)
+__device__ inline u32x4 r4_ld_act16(const void* p) { u32x4 v; asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p)); return v; }
+// 4-byte read-only global load (scale dwords)
+__device__ inline u32 r4_ld_u32(const u32* p) { u32 v; asm volatile("ld.global.nc.u32 %0, [%1];\n" : "=r"(v) : "l"(p)); return v; }
+// f32 load cached in L2 only: split-K partials written by other blocks (L1 is not coherent)
+__device__ inline float r4_ld_coherent(const float* p) { float v; asm volatile("ld.global.cg.f32 %0, [%1];\n" : "=f"(v) : "l"(p)); return v; }
+// f32 -> bf16 bits, round to nearest even
+__device__ inline u16 r4_f32_to_bf16(float f) { u16 h; asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(f)); return h; }
+// f16 bits (low half of h) -> f32
+__device__ inline float r4_f16_to_f32(u32 h) { float f; asm("{\n .reg .b16 l, u;\n mov.b32 {l, u}, %1;\n cvt.f32.f16 %0, l;\n}\n" : "=f"(f) : "r"(h)); return f; }
+// bf16 bits (low half of h) -> f32
+__device__ inline float r4_bf16_to_f32(u32 h) { return __int_as_float((int)(h << 16)); }
+#endif
+
+#endif  // R4_KERNELS_PRELUDE_H

@@ -1,0 +1,79 @@
+// Plain GPU reference kernels (NVIDIA and AMD alike: no MMA, no layout tricks beyond the shared
+// index functions) so that large shapes verify fast, the output checker, and the streaming-read
+// kernel that measures the bandwidth ceiling.
+#include "kernels/prelude.h"
+#include "quant/layout/sm80.h"
+
+// ref[m, n] = sum_k a(m, k) * code(n, k) * scale(n, k/128), accumulated in double (f64 FMA), and
+// norm[m, n] = sqrt(sum_k (a * w)^2) in double, the scale of the operand-rounding term of the
+// tolerance. a_kind: 0 = f16 A, 1 = bf16 A, 2 = int8 A times sa[m]. Weights in the sm80 layout.
+// One thread per (m, n), m fastest so a warp shares its weight loads.
+R4_EXTERN void ref_gemm_w4(const void* __restrict__ A, int a_kind, const float* __restrict__ sa,
+                           const u32* __restrict__ wq, const u32* __restrict__ wsz,
+                           float* __restrict__ ref, float* __restrict__ norm, int M, int N, int K) {
+  const i64 idx = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= (i64)M * N) return;
+  const int m = (int)(idx % M);
+  const int n = (int)(idx / M);
+  double acc = 0.0, nrm = 0.0;
+  for (int grp = 0; grp < K / 128; ++grp) {
+    const double s = (double)r4_f16_to_f32(wsz[r4::layout::sm80::scale_index(n, grp, K)] & 0xFFFFu);
+    for (int kk = 0; kk < 128; ++kk) {
+      const int k = grp * 128 + kk;
+      const r4::layout::sm80::Pos p = r4::layout::sm80::weight_pos(n, k, K);
+      int code = (int)((wq[p.dword] >> p.shift) & 0xFu);
+      if (code >= 8) code -= 16;
+      double a;
+      if (a_kind == 0) a = (double)r4_f16_to_f32(static_cast<const u16*>(A)[(i64)m * K + k]);
+      else if (a_kind == 1) a = (double)r4_bf16_to_f32(static_cast<const u16*>(A)[(i64)m * K + k]);
+      else a = (double)static_cast<const i8*>(A)[(i64)m * K + k] * (double)sa[m];
+      const double wa = a * (double)code * s;
+      acc += wa;
+      nrm += wa * wa;
+    }
+  }
+  ref[(i64)m * N + n] = (float)acc;
+  norm[(i64)m * N + n] = (float)sqrt(nrm);
+}
+
+// Checks a bf16 output against ref/norm. An element passes when
+//   |out - ref| <= rel * |ref| + abs_coef * norm
+// (kernels/tolerance.hpp derives rel and abs_coef from the dtypes and K). NaN (the poison) never
+// passes. result[0] += failures; result[1] = max of err/tol as f32 bits (atomicMax on the bits
+// orders non-negative floats); result[2] = index of one failure + 1.
+R4_EXTERN void check_bf16(const u16* __restrict__ out, const float* __restrict__ ref,
+                          const float* __restrict__ norm, i64 count, float rel, float abs_coef,
+                          u32* __restrict__ result) {
+  const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const float v = r4_bf16_to_f32(out[i]);
+  const float err = fabsf(v - ref[i]);
+  const float tol = rel * fabsf(ref[i]) + abs_coef * norm[i] + 1e-30f;
+  if (!(err <= tol)) {
+    atomicAdd(&result[0], 1u);
+    atomicMax(&result[1], 0x7F800000u);  // +inf: a failure
+    result[2] = (u32)(i + 1);
+  } else {
+    atomicMax(&result[1], __float_as_uint(err / tol));
+  }
+}
+
+// Streaming read of `n16` 16-byte words: the bandwidth ceiling kernel. Grid-stride, four
+// independent loads in flight per iteration; the XOR only keeps the loads alive.
+R4_EXTERN void stream_read(const u32x4* __restrict__ p, i64 n16, u32* __restrict__ sink) {
+  const i64 stride = (i64)gridDim.x * blockDim.x;
+  i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+  u32 acc = 0;
+  for (; i + 3 * stride < n16; i += 4 * stride) {
+    const u32x4 a = r4_ld_weight<1>(p + i);
+    const u32x4 b = r4_ld_weight<1>(p + i + stride);
+    const u32x4 c = r4_ld_weight<1>(p + i + 2 * stride);
+    const u32x4 d = r4_ld_weight<1>(p + i + 3 * stride);
+    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+  }
+  for (; i < n16; i += stride) {
+    const u32x4 a = r4_ld_weight<1>(p + i);
+    acc ^= a.x ^ a.y ^ a.z ^ a.w;
+  }
+  if (acc == 0x9E3779B9u) sink[0] = acc;
+}

@@ -1,0 +1,560 @@
+// r4kern: the kernel family's device driver. Compiles every valid config of every kernel for the
+// device (in parallel), runs the correctness sweep (poisoned outputs, GPU reference for every
+// shape, CPU reference where it is cheap, quant_act bit for bit, split-K determinism, a
+// deliberately broken variant that must fail), then the brute-force timing sweep with cold
+// weights, the cuBLASLt baselines and a streaming-read ceiling, and prints a table + writes CSV.
+//
+//   r4kern [--check] [--time] [--out DIR] [--quick] [--time-budget S]
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "kernels/baseline.hpp"
+#include "kernels/family.hpp"
+#include "kernels/host_half.hpp"
+#include "kernels/reference.hpp"
+#include "kernels/timing.hpp"
+#include "kernels/tolerance.hpp"
+#include "quant/pack.hpp"
+
+namespace r4::kernels::tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct Variant {
+  KernelId id;
+  bool a_bf16;
+  const char* label;
+};
+constexpr Variant kVariants[] = {{KernelId::gemm_w4a16_nt, false, "w4a16_f16"},
+                                 {KernelId::gemm_w4a16_nt, true, "w4a16_bf16"},
+                                 {KernelId::gemm_w4a8_nt, false, "w4a8"}};
+
+struct SeedShape {
+  std::int64_t n, k;
+  const char* name;
+};
+constexpr SeedShape kSeedShapes[] = {{3072, 5120, "qkv"},          {5120, 2048, "o"},
+                                     {17408, 5120, "gate_up"},     {5120, 8704, "down"},
+                                     {1280, 5120, "kernel_proj"},  {256, 5120, "hidden_proj"}};
+constexpr std::int64_t kCheckMs[] = {1, 7, 8, 16, 33, 64};
+constexpr std::int64_t kTimeMs[] = {1, 8, 16, 32, 64};
+
+struct Built {
+  std::unique_ptr<gpu::Module> module;
+  gpu::Kernel* kernel = nullptr;
+  gpu::Resources res;
+};
+
+struct Args {
+  bool check = false, time = false, quick = false;
+  std::string out = ".";
+  double time_budget_s = 300;
+};
+
+class Driver {
+ public:
+  explicit Driver(const Args& a) : args_(a) {
+    backend_ = gpu::make_cuda_backend();
+    if (backend_->device_count() == 0) throw gpu::Error("no CUDA device: " + backend_->status());
+    ctx_ = backend_->open(0);
+    stream_ = ctx_->create_stream();
+    const auto& i = ctx_->info();
+    arch_ = i.arch;
+    fmt::print("device: {} ({}), {} SMs, L2 {} MB, {} GB, {} ; {}\n", i.name, arch_.name,
+               i.multiprocessors, i.l2_bytes >> 20, i.memory_bytes >> 30, i.driver_version,
+               i.runtime_version);
+  }
+
+  void compile_all() {
+    const auto t0 = Clock::now();
+    struct Job {
+      std::string key;
+      gpu::CompileRequest req;
+    };
+    std::vector<Job> jobs;
+    for (const auto& v : kVariants) {
+      auto space = config_space(v.id, arch_);
+      if (args_.quick) space.resize(std::min<std::size_t>(space.size(), 24));
+      for (const auto& c : space)
+        jobs.push_back({key(v, c, false), compile_request(v.id, c, arch_, {v.a_bf16, false})});
+      const Config bc{4, 2, 1, 1, 1};
+      jobs.push_back({key(v, bc, true), compile_request(v.id, bc, arch_, {v.a_bf16, true})});
+    }
+    jobs.push_back({"quant_act", compile_request(KernelId::quant_act, Config{}, arch_)});
+    jobs.push_back({"reference", reference_compile_request(arch_)});
+    std::vector<gpu::CompileResult> results(jobs.size());
+    std::atomic<std::size_t> next{0};
+    const unsigned nthreads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < nthreads; ++t)
+      pool.emplace_back([&] {
+        auto be = gpu::make_cuda_backend();
+        for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) results[j] = be->compile(jobs[j].req);
+      });
+    for (auto& th : pool) th.join();
+    int spills = 0;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      if (!results[j].ok) throw gpu::Error("compile failed: " + jobs[j].key + "\n" + results[j].log);
+      Built b;
+      b.module = ctx_->load(results[j].binary);
+      const std::string kname = jobs[j].key == "reference" ? "ref_gemm_w4"
+                                : jobs[j].key.rfind("w4a8", 0) == 0 ? "gemm_w4a8_nt"
+                                : jobs[j].key == "quant_act"        ? "quant_act"
+                                                                    : "gemm_w4a16_nt";
+      b.kernel = &b.module->kernel(kname);
+      if (auto it = results[j].resources.find(kname); it != results[j].resources.end()) b.res = it->second;
+      if (b.res.spills()) ++spills;
+      built_.emplace(jobs[j].key, std::move(b));
+    }
+    fmt::print("compiled {} kernels on {} threads in {:.1f} s; {} spill\n", jobs.size(), nthreads,
+               since(t0), spills);
+  }
+
+  // ---------------------------------------------------------------- correctness
+  int check() {
+    const auto t0 = Clock::now();
+    int failures = 0;
+    failures += check_quant_act();
+    std::vector<SeedShape> shapes(std::begin(kSeedShapes), std::end(kSeedShapes));
+    shapes.push_back({16, 128, "edge_16x128"});
+    shapes.push_back({32, 256, "edge_32x256"});
+    std::map<std::string, std::pair<long, long>> counts;  // variant -> (pass, fail)
+    for (const auto& sh : shapes) failures += check_shape(sh, counts);
+    for (const auto& [v, pf] : counts)
+      fmt::print("check {:<11} {:>7} passed {:>5} failed\n", v, pf.first, pf.second);
+    failures += check_broken();
+    fmt::print("correctness: {} in {:.1f} s\n", failures == 0 ? "ALL PASS" : "FAILURES", since(t0));
+    return failures;
+  }
+
+  // ---------------------------------------------------------------- timing
+  void time_all();
+
+ private:
+  static std::string key(const Variant& v, const Config& c, bool broken) {
+    return fmt::format("{}{}{}", v.label, to_string(c), broken ? "broken" : "");
+  }
+  gpu::Kernel& kernel(const std::string& k) { return *built_.at(k).kernel; }
+
+  template <class T>
+  gpu::DeviceBuffer upload(const std::vector<T>& v) {
+    gpu::DeviceBuffer b(*ctx_, std::max<std::size_t>(16, v.size() * sizeof(T)));
+    ctx_->copy_to_device(b.get(), v.data(), v.size() * sizeof(T));
+    return b;
+  }
+  template <class T>
+  std::vector<T> download(const gpu::DeviceBuffer& b, std::size_t n) {
+    std::vector<T> v(n);
+    stream_->synchronize();
+    ctx_->copy_to_host(v.data(), b.get(), n * sizeof(T));
+    return v;
+  }
+
+  struct Weights {
+    std::vector<std::int8_t> q;
+    std::vector<float> scale;  // f16-rounded
+    gpu::DeviceBuffer wq, wsz;
+  };
+  Weights make_weights(std::int64_t n, std::int64_t k, std::uint32_t seed) {
+    Weights w;
+    std::mt19937 rng(seed);
+    w.q.resize(static_cast<std::size_t>(n * k));
+    for (auto& x : w.q) x = static_cast<std::int8_t>(static_cast<int>(rng() % 16) - 8);
+    std::vector<float> sc(static_cast<std::size_t>(n * k / kGroup));
+    std::uniform_real_distribution<float> u(0.005f, 0.03f);
+    for (auto& s : sc) s = u(rng);
+    const auto p = quant::pack_sm80(w.q, sc, n, k, kGroup);
+    w.scale.resize(sc.size());
+    for (std::size_t i = 0; i < sc.size(); ++i) w.scale[i] = half_to_float(float_to_half(sc[i]));
+    w.wq = upload(p.wq);
+    w.wsz = upload(p.wsz);
+    return w;
+  }
+
+  struct Acts {
+    std::vector<std::uint16_t> f16, bf16;
+    std::vector<std::int8_t> aq;
+    std::vector<float> sa;
+    gpu::DeviceBuffer d_f16, d_bf16, d_aq, d_sa;
+  };
+  Acts make_acts(std::int64_t m, std::int64_t k, std::uint32_t seed) {
+    Acts a;
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    a.f16.resize(static_cast<std::size_t>(m * k));
+    a.bf16.resize(a.f16.size());
+    for (std::size_t i = 0; i < a.f16.size(); ++i) {
+      const float x = nd(rng);
+      a.f16[i] = float_to_half(x);
+      a.bf16[i] = float_to_bf16(x);
+    }
+    a.d_f16 = upload(a.f16);
+    a.d_bf16 = upload(a.bf16);
+    a.d_aq = gpu::DeviceBuffer(*ctx_, static_cast<std::size_t>(m * k));
+    a.d_sa = gpu::DeviceBuffer(*ctx_, static_cast<std::size_t>(m) * 4);
+    launch_quant_act(kernel("quant_act"), {0, k, m}, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(),
+                     *stream_);
+    a.aq = download<std::int8_t>(a.d_aq, static_cast<std::size_t>(m * k));
+    a.sa = download<float>(a.d_sa, static_cast<std::size_t>(m));
+    return a;
+  }
+
+  int check_quant_act() {
+    int bad = 0;
+    for (std::int64_t k : {128, 2048, 5120, 8704})
+      for (std::int64_t m : kCheckMs) {
+        auto a = make_acts(m, k, static_cast<std::uint32_t>(17 * m + k));
+        std::vector<std::int8_t> q(a.aq.size());
+        std::vector<float> sa(a.sa.size());
+        ref_quant_act(a.bf16, m, k, q, sa);
+        if (q != a.aq || std::memcmp(sa.data(), a.sa.data(), sa.size() * 4) != 0) {
+          fmt::print("FAIL quant_act M={} K={}: not bit-identical to the CPU reference\n", m, k);
+          ++bad;
+        }
+      }
+    fmt::print("check quant_act: {} of 24 (M, K) bit-identical to the CPU reference\n", 24 - bad);
+    return bad;
+  }
+
+  struct RefBufs {
+    gpu::DeviceBuffer ref, norm;
+  };
+  RefBufs gpu_ref(const Weights& w, const Acts& a, int a_kind, const Shape& s) {
+    RefBufs r{gpu::DeviceBuffer(*ctx_, static_cast<std::size_t>(s.m * s.n) * 4),
+              gpu::DeviceBuffer(*ctx_, static_cast<std::size_t>(s.m * s.n) * 4)};
+    gpu::DevicePtr A = a_kind == 0 ? a.d_f16.get() : a_kind == 1 ? a.d_bf16.get() : a.d_aq.get();
+    gpu::DevicePtr sa = a.d_sa.get(), wq = w.wq.get(), wsz = w.wsz.get(), rp = r.ref.get(),
+                   np = r.norm.get();
+    int kind = a_kind, M = static_cast<int>(s.m), N = static_cast<int>(s.n), K = static_cast<int>(s.k);
+    void* args[] = {&A, &kind, &sa, &wq, &wsz, &rp, &np, &M, &N, &K};
+    const auto total = static_cast<unsigned>(s.m * s.n);
+    kernel("reference").launch({(total + 255) / 256, 1, 1}, {256, 1, 1}, 0, *stream_, args);
+    return r;
+  }
+
+  // result: (failures, max err/tol)
+  std::pair<std::uint32_t, float> check_output(const gpu::DeviceBuffer& out, const RefBufs& r,
+                                               const Shape& s, Tolerance tol) {
+    ctx_->memset8(result_.get(), 0, 16, *stream_);
+    gpu::DevicePtr o = out.get(), rp = r.ref.get(), np = r.norm.get(), res = result_.get();
+    std::int64_t count = s.m * s.n;
+    void* args[] = {&o, &rp, &np, &count, &tol.rel, &tol.abs_coef, &res};
+    auto& chk = check_module_kernel();
+    chk.launch({static_cast<unsigned>((count + 255) / 256), 1, 1}, {256, 1, 1}, 0, *stream_, args);
+    const auto v = download<std::uint32_t>(result_, 3);
+    float ratio;
+    std::memcpy(&ratio, &v[1], 4);
+    return {v[0], ratio};
+  }
+  gpu::Kernel& check_module_kernel() { return built_.at("reference").module->kernel("check_bf16"); }
+
+  void run_variant(const Variant& v, const Config& c, const Shape& s, const Weights& w,
+                   const Acts& a, const gpu::DeviceBuffer& out, gpu::Kernel& k) {
+    ctx_->memset8(out.get(), 0xFF, static_cast<std::size_t>(s.m * s.n) * 2, *stream_);  // NaN
+    const W4Weights ww{w.wq.get(), w.wsz.get()};
+    if (v.id == KernelId::gemm_w4a16_nt)
+      launch_gemm_w4a16(k, c, arch_, s, v.a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww, out.get(),
+                        workspace_.get(), *stream_);
+    else
+      launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+                       workspace_.get(), *stream_);
+  }
+
+  void ensure_workspace(std::size_t bytes) {
+    if (workspace_.bytes() >= bytes) return;
+    workspace_ = gpu::DeviceBuffer(*ctx_, bytes);
+    ctx_->memset8(workspace_.get(), 0, bytes, *stream_);
+  }
+
+  int check_shape(const SeedShape& sh, std::map<std::string, std::pair<long, long>>& counts) {
+    int failures = 0;
+    const auto t0 = Clock::now();
+    auto w = make_weights(sh.n, sh.k, static_cast<std::uint32_t>(sh.n * 31 + sh.k));
+    if (!result_.get()) result_ = gpu::DeviceBuffer(*ctx_, 16);
+    for (std::int64_t m : kCheckMs) {
+      const Shape s{sh.n, sh.k, m};
+      auto a = make_acts(m, sh.k, static_cast<std::uint32_t>(m * 7 + sh.n));
+      gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(m * sh.n) * 2);
+      gpu::DeviceBuffer out2(*ctx_, static_cast<std::size_t>(m * sh.n) * 2);
+      RefBufs refs[3] = {gpu_ref(w, a, 0, s), gpu_ref(w, a, 1, s), gpu_ref(w, a, 2, s)};
+      // Validate the GPU reference against the CPU one where the CPU one is cheap.
+      if (sh.n * sh.k * m <= 120'000'000) failures += check_gpu_ref(w, a, s, refs);
+      for (int vi = 0; vi < 3; ++vi) {
+        const auto& v = kVariants[vi];
+        const auto tol = tolerance(v.id, v.a_bf16, sh.k);
+        for (const auto& c : config_space(v.id, arch_, s)) {
+          const auto it = built_.find(key(v, c, false));
+          if (it == built_.end()) continue;  // --quick
+          ensure_workspace(workspace_bytes(v.id, c, s));
+          run_variant(v, c, s, w, a, out, *it->second.kernel);
+          const auto [bad, ratio] = check_output(out, refs[vi], s, tol);
+          auto& pf = counts[v.label];
+          if (bad) {
+            ++pf.second;
+            ++failures;
+            if (pf.second <= 20)
+              fmt::print("FAIL {} {} N={} K={} M={}: {} elements out of tolerance\n", v.label,
+                         to_string(c), sh.n, sh.k, m, bad);
+          } else {
+            ++pf.first;
+            max_ratio_[v.label] = std::max(max_ratio_[v.label], ratio);
+          }
+          // Determinism: a second run gives identical bits (split-K included).
+          if (m == 33 || (m == 16 && c.sk > 1)) {
+            run_variant(v, c, s, w, a, out2, *it->second.kernel);
+            const auto h1 = download<std::uint16_t>(out, static_cast<std::size_t>(m * sh.n));
+            const auto h2 = download<std::uint16_t>(out2, static_cast<std::size_t>(m * sh.n));
+            if (h1 != h2) {
+              ++failures;
+              fmt::print("FAIL {} {} N={} K={} M={}: two runs differ\n", v.label, to_string(c),
+                         sh.n, sh.k, m);
+            }
+            ++determinism_checked_;
+          }
+        }
+      }
+    }
+    fmt::print("checked {} (N={}, K={}) in {:.1f} s\n", sh.name, sh.n, sh.k, since(t0));
+    return failures;
+  }
+
+  int check_gpu_ref(const Weights& w, const Acts& a, const Shape& s, RefBufs (&refs)[3]) {
+    int bad = 0;
+    const auto mn = static_cast<std::size_t>(s.m * s.n);
+    std::vector<double> c(mn), nrm(mn);
+    for (int vi = 0; vi < 3; ++vi) {
+      if (vi < 2) ref_gemm_w4a16(vi ? a.bf16 : a.f16, vi == 1, w.q, w.scale, s, {c, nrm});
+      else ref_gemm_w4a8(a.aq, a.sa, w.q, w.scale, s, {c, nrm});
+      const auto g = download<float>(refs[vi].ref, mn);
+      for (std::size_t i = 0; i < mn; ++i)
+        if (!(std::fabs(g[i] - c[i]) <= 1e-6 * (std::fabs(c[i]) + nrm[i]))) {
+          ++bad;
+          fmt::print("FAIL GPU reference {} N={} K={} M={} at {}: {} vs CPU {}\n",
+                     kVariants[vi].label, s.n, s.k, s.m, i, g[i], c[i]);
+          break;
+        }
+    }
+    ++gpu_ref_checked_;
+    return bad;
+  }
+
+  int check_broken() {
+    // A deliberately wrong kernel (the next group's scale) must fail the same check.
+    int not_caught = 0;
+    const Shape s{3072, 5120, 8};
+    auto w = make_weights(s.n, s.k, 99);
+    auto a = make_acts(s.m, s.k, 98);
+    gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
+    for (int vi = 0; vi < 3; ++vi) {
+      const auto& v = kVariants[vi];
+      const Config bc{4, 2, 1, 1, 1};
+      ensure_workspace(workspace_bytes(v.id, bc, s));
+      auto ref = gpu_ref(w, a, vi, s);
+      run_variant(v, bc, s, w, a, out, kernel(key(v, bc, true)));
+      const auto [bad, ratio] = check_output(out, ref, s, tolerance(v.id, v.a_bf16, s.k));
+      fmt::print("broken variant {} (wrong scale index): {} of {} elements out of tolerance -> {}\n",
+                 v.label, bad, s.m * s.n, bad ? "caught" : "NOT CAUGHT");
+      if (!bad) ++not_caught;
+    }
+    fmt::print("GPU reference validated against the CPU reference on {} (shape, M); {} "
+               "determinism re-runs\n", gpu_ref_checked_, determinism_checked_);
+    for (const auto& [v, r] : max_ratio_) fmt::print("max err/tol over passing runs, {}: {:.3f}\n", v, r);
+    return not_caught;
+  }
+
+  Args args_;
+  std::unique_ptr<gpu::Backend> backend_;
+  std::unique_ptr<gpu::Context> ctx_;
+  std::unique_ptr<gpu::Stream> stream_;
+  gpu::Arch arch_;
+  std::map<std::string, Built> built_;
+  gpu::DeviceBuffer workspace_, result_;
+  std::map<std::string, float> max_ratio_;
+  int gpu_ref_checked_ = 0;
+  long determinism_checked_ = 0;
+  friend void time_sweep(Driver&);
+};
+
+// ------------------------------------------------------------------ timing sweep
+void Driver::time_all() {
+  const auto t0 = Clock::now();
+  const auto& info = ctx_->info();
+  const std::int64_t llc = info.llc_bytes;
+  std::ofstream csv(args_.out + "/kern_times.csv");
+  csv << "row,variant,N,K,M,config,us,gbps,samples\n";
+  // Streaming-read ceiling: a 2 GiB buffer, best of a few grid shapes.
+  double ceiling = 0;
+  {
+    const std::size_t bytes = 2ull << 30;
+    gpu::DeviceBuffer buf(*ctx_, bytes), sink(*ctx_, 16);
+    ctx_->memset8(buf.get(), 0x5A, bytes, *stream_);
+    auto& k = built_.at("reference").module->kernel("stream_read");
+    for (unsigned per_sm : {2u, 4u, 8u}) {
+      gpu::DevicePtr p = buf.get(), sp = sink.get();
+      std::int64_t n16 = static_cast<std::int64_t>(bytes / 16);
+      void* kargs[] = {&p, &n16, &sp};
+      const auto t = time_graph(*ctx_, *stream_, 1, [&](int) {
+        k.launch({static_cast<unsigned>(info.multiprocessors) * per_sm, 1, 1}, {512, 1, 1}, 0,
+                 *stream_, kargs);
+      }, TimingSpec{2, 7, 5});
+      const double gbps = static_cast<double>(bytes) / (t.median_us * 1e3);
+      csv << fmt::format("ceiling,stream_read,0,0,0,{}x512,{:.3f},{:.1f},\n", per_sm, t.median_us, gbps);
+      ceiling = std::max(ceiling, gbps);
+    }
+    fmt::print("streaming-read ceiling: {:.0f} GB/s (2 GiB buffer)\n", ceiling);
+  }
+  auto base_bf16 = make_cublaslt_baseline(BaselineKind::bf16, *ctx_, *stream_);
+  auto base_fp8 = make_cublaslt_baseline(BaselineKind::fp8_block, *ctx_, *stream_);
+  struct Row {
+    std::string shape;
+    std::int64_t n, k, m;
+    std::string cfg16, cfg8;
+    double w4a16 = 0, w4a8 = 0, qa = 0, bf16 = 0, fp8 = 0;
+    std::string note;
+  };
+  std::vector<Row> rows;
+  const TimingSpec coarse{1, 3, 24}, fine{2, 11, 24};
+  bool partial = false;
+  for (const auto& sh : kSeedShapes) {
+    auto w = make_weights(sh.n, sh.k, 7);
+    const auto wbytes = weight_bytes(sh.n, sh.k);
+    const int pool = pool_size(wbytes, llc);
+    std::vector<gpu::DeviceBuffer> pq, ps;
+    for (int i = 0; i < pool; ++i) {
+      pq.emplace_back(*ctx_, w.wq.bytes());
+      ps.emplace_back(*ctx_, w.wsz.bytes());
+      ctx_->copy_device(pq.back().get(), w.wq.get(), w.wq.bytes(), *stream_);
+      ctx_->copy_device(ps.back().get(), w.wsz.get(), w.wsz.bytes(), *stream_);
+    }
+    for (std::int64_t m : kTimeMs) {
+      const Shape s{sh.n, sh.k, m};
+      Row row{sh.name, sh.n, sh.k, m, "", "", 0, 0, 0, 0, 0, ""};
+      auto a = make_acts(m, sh.k, 5);
+      gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(m * sh.n) * 2);
+      for (int vi : {0, 2}) {
+        const auto& v = kVariants[vi];
+        struct Cand {
+          Config c;
+          double us;
+        };
+        std::vector<Cand> cands;
+        auto measure = [&](const Config& c, const TimingSpec& spec) {
+          ensure_workspace(workspace_bytes(v.id, c, s));
+          auto& k = kernel(key(v, c, false));
+          return time_graph(*ctx_, *stream_, pool, [&](int e) {
+            const W4Weights ww{pq[static_cast<std::size_t>(e)].get(), ps[static_cast<std::size_t>(e)].get()};
+            if (v.id == KernelId::gemm_w4a16_nt)
+              launch_gemm_w4a16(k, c, arch_, s, a.d_f16.get(), ww, out.get(), workspace_.get(), *stream_);
+            else
+              launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(), workspace_.get(), *stream_);
+          }, spec);
+        };
+        for (const auto& c : config_space(v.id, arch_, s)) {
+          if (built_.find(key(v, c, false)) == built_.end()) continue;
+          if (since(t0) > args_.time_budget_s) {
+            partial = true;
+            break;
+          }
+          const auto t = measure(c, coarse);
+          cands.push_back({c, t.median_us});
+          csv << fmt::format("coarse,{},{},{},{},\"{}\",{:.3f},{:.1f},\n", v.label, sh.n, sh.k, m,
+                             to_string(c), t.median_us, static_cast<double>(wbytes) / (t.median_us * 1e3));
+        }
+        std::sort(cands.begin(), cands.end(), [](const Cand& x, const Cand& y) { return x.us < y.us; });
+        double best = 1e30;
+        Config best_c{};
+        for (std::size_t i = 0; i < std::min<std::size_t>(4, cands.size()); ++i) {
+          const auto t = measure(cands[i].c, fine);
+          std::string samples;
+          for (double x : t.samples_us) samples += fmt::format("{:.3f};", x);
+          csv << fmt::format("fine,{},{},{},{},\"{}\",{:.3f},{:.1f},{}\n", v.label, sh.n, sh.k, m,
+                             to_string(cands[i].c), t.median_us,
+                             static_cast<double>(wbytes) / (t.median_us * 1e3), samples);
+          if (t.median_us < best) {
+            best = t.median_us;
+            best_c = cands[i].c;
+          }
+        }
+        (vi == 0 ? row.w4a16 : row.w4a8) = best;
+        (vi == 0 ? row.cfg16 : row.cfg8) = to_string(best_c);
+      }
+      {  // quant_act, activations only (no weight pool needed)
+        auto& k = kernel("quant_act");
+        const auto t = time_graph(*ctx_, *stream_, 1, [&](int) {
+          launch_quant_act(k, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
+        }, fine);
+        row.qa = t.median_us;
+        csv << fmt::format("fine,quant_act,{},{},{},,{:.3f},,\n", sh.n, sh.k, m, t.median_us);
+      }
+      for (auto* b : {base_bf16.get(), base_fp8.get()}) {
+        const auto r = b->time_call(s, fine);
+        (b == base_bf16.get() ? row.bf16 : row.fp8) = r.us.value_or(0);
+        if (!r.us || !r.note.empty()) row.note += fmt::format("{}: {}; ", b->name(), r.note);
+        csv << fmt::format("fine,{},{},{},{},\"{}\",{:.3f},,\n", b->name(), sh.n, sh.k, m, r.note,
+                           r.us.value_or(0));
+      }
+      rows.push_back(row);
+      fmt::print("timed {} M={} ({:.0f} s)\n", sh.name, m, since(t0));
+    }
+  }
+  fmt::print("\n{:<12} {:>5} {:>6} {:>3} | {:>8} {:>6} {:>4} {:<18} | {:>8} {:>6} {:>4} {:<18} | {:>6} | {:>8} {:>8}\n",
+             "shape", "N", "K", "M", "w4a16us", "GB/s", "%", "config", "w4a8us", "GB/s", "%",
+             "config", "qa_us", "bf16_us", "fp8b_us");
+  for (const auto& r : rows) {
+    const double wb = static_cast<double>(weight_bytes(r.n, r.k));
+    fmt::print("{:<12} {:>5} {:>6} {:>3} | {:>8.2f} {:>6.0f} {:>4.0f} {:<18} | {:>8.2f} {:>6.0f} {:>4.0f} {:<18} | {:>6.2f} | {:>8.2f} {:>8.2f}\n",
+               r.shape, r.n, r.k, r.m, r.w4a16, wb / (r.w4a16 * 1e3), 100 * wb / (r.w4a16 * 1e3) / ceiling,
+               r.cfg16, r.w4a8, wb / (r.w4a8 * 1e3), 100 * wb / (r.w4a8 * 1e3) / ceiling, r.cfg8,
+               r.qa, r.bf16, r.fp8);
+    if (!r.note.empty()) csv << fmt::format("note,,{},{},{},\"{}\",,,\n", r.n, r.k, r.m, r.note);
+  }
+  fmt::print("timing sweep {} in {:.0f} s; ceiling {:.0f} GB/s\n", partial ? "PARTIAL (budget)" : "complete",
+             since(t0), ceiling);
+}
+
+}  // namespace
+}  // namespace r4::kernels::tool
+
+int main(int argc, char** argv) {
+  using namespace r4::kernels::tool;
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string s = argv[i];
+    if (s == "--check") a.check = true;
+    else if (s == "--time") a.time = true;
+    else if (s == "--quick") a.quick = true;
+    else if (s == "--out" && i + 1 < argc) a.out = argv[++i];
+    else if (s == "--time-budget" && i + 1 < argc) a.time_budget_s = std::stod(argv[++i]);
+    else {
+      fmt::print(stderr, "usage: r4kern [--check] [--time] [--quick] [--out DIR] [--time-budget S]\n");
+      return 2;
+    }
+  }
+  try {
+    Driver d(a);
+    d.compile_all();
+    int failures = 0;
+    if (a.check) failures = d.check();
+    if (a.time) d.time_all();
+    return failures ? 1 : 0;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "r4kern: {}\n", e.what());
+    return 3;
+  }
+}
