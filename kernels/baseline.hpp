@@ -24,6 +24,17 @@ struct BaselineResult {
   std::string note;          // algorithm chosen, padding applied, or why it did not run
 };
 
+// A baseline call set up once for a shape: `copies` independent weight copies (cold weights), the
+// library's best algorithm already chosen (timed among the heuristic's top few). The tuner's race
+// captures enqueue(0..copies-1) in a graph and samples it interleaved with the candidates.
+class PreparedBaseline {
+ public:
+  virtual ~PreparedBaseline() = default;
+  [[nodiscard]] virtual int copies() const = 0;
+  virtual void enqueue(int copy, gpu::Stream& s) = 0;
+  [[nodiscard]] virtual const std::string& note() const = 0;  // algorithm, padding
+};
+
 class Baseline {
  public:
   virtual ~Baseline() = default;
@@ -31,6 +42,10 @@ class Baseline {
   // Empty when usable, else why not (library missing, not built, untested).
   [[nodiscard]] virtual std::string unavailable_reason() const = 0;
   [[nodiscard]] virtual BaselineResult time_call(const Shape& s, const TimingSpec& spec) = 0;
+  // nullptr when the library cannot run this shape; `why` then says why.
+  [[nodiscard]] virtual std::unique_ptr<PreparedBaseline> prepare(const Shape& s,
+                                                                  const TimingSpec& spec,
+                                                                  std::string& why) = 0;
 };
 
 // cuBLASLt (NVIDIA). Never throws for a missing library: unavailable_reason() says so.

@@ -104,126 +104,186 @@ class CublasLtBaseline final : public Baseline {
   [[nodiscard]] std::string unavailable_reason() const override { return reason_; }
 
   [[nodiscard]] BaselineResult time_call(const Shape& s, const TimingSpec& spec) override {
-    if (!reason_.empty()) return {std::nullopt, reason_};
+    std::string why;
+    auto p = prepare(s, spec, why);
+    if (!p) return {std::nullopt, why};
     try {
-      auto r = run(s, s.m, spec);
-      if (!r.us && kind_ == BaselineKind::fp8_block && s.m % 16 != 0) {
-        auto padded = run(s, (s.m + 15) / 16 * 16, spec);
-        if (padded.us) padded.note = fmt::format("M padded to {}; {}", (s.m + 15) / 16 * 16, padded.note);
-        else padded.note = r.note + "; padded: " + padded.note;
-        return padded;
-      }
-      return r;
+      const auto t = time_graph(ctx_, stream_, p->copies(),
+                                [&](int e) { p->enqueue(e, stream_); }, spec);
+      return {t.median_us, p->note()};
     } catch (const std::exception& e) {
       return {std::nullopt, e.what()};
     }
   }
 
- private:
-  BaselineResult run(const Shape& s, std::int64_t m, const TimingSpec& spec) {
-    const bool fp8 = kind_ == BaselineKind::fp8_block;
-    const std::int64_t n = s.n, k = s.k;
-    const std::size_t elem = fp8 ? 1 : 2;
-    const auto w_bytes = static_cast<std::size_t>(n * k) * elem;
-    const std::int64_t kb = (k + 127) / 128;
-    const std::size_t w_scale_bytes = static_cast<std::size_t>(((n + 127) / 128) * kb * 4);
-    const int pool = pool_size(static_cast<std::int64_t>(w_bytes + w_scale_bytes),
-                               ctx_.info().llc_bytes);
-    // Weight pool: independent copies, filled with small finite values.
-    std::vector<std::uint8_t> host(w_bytes);
-    std::mt19937 rng(1234);
-    for (std::size_t i = 0; i < host.size(); ++i) {
-      const auto r = rng();
-      if (fp8) host[i] = static_cast<std::uint8_t>((r & 0x80u) | (0x28u + (r >> 8) % 16));  // ~|0.03..0.06|
-      else host[i] = static_cast<std::uint8_t>((i & 1) ? (0x3Cu | ((r >> 3) & 0x80u)) : (r & 0xFFu));
+  [[nodiscard]] std::unique_ptr<PreparedBaseline> prepare(const Shape& s, const TimingSpec& spec,
+                                                          std::string& why) override {
+    if (!reason_.empty()) {
+      why = reason_;
+      return nullptr;
     }
-    std::vector<gpu::DeviceBuffer> wpool;
-    std::vector<gpu::DeviceBuffer> spool;
-    std::vector<float> ones(std::max<std::size_t>(w_scale_bytes / 4, static_cast<std::size_t>(kb * ((m + 127) / 128 * 128))), 1.0f);
-    for (int i = 0; i < pool; ++i) {
-      wpool.emplace_back(ctx_, w_bytes);
-      ctx_.copy_to_device(wpool.back().get(), host.data(), w_bytes);
-      if (fp8) {
-        spool.emplace_back(ctx_, ones.size() * 4);
-        ctx_.copy_to_device(spool.back().get(), ones.data(), ones.size() * 4);
-      }
-    }
-    const auto a_bytes = static_cast<std::size_t>(m * k) * elem;
-    std::vector<std::uint8_t> ha(a_bytes);
-    for (std::size_t i = 0; i < ha.size(); ++i) ha[i] = host[i % host.size()];
-    gpu::DeviceBuffer a(ctx_, a_bytes), c(ctx_, static_cast<std::size_t>(m * n) * 2);
-    ctx_.copy_to_device(a.get(), ha.data(), a_bytes);
-    gpu::DeviceBuffer a_scale(ctx_, ones.size() * 4);
-    ctx_.copy_to_device(a_scale.get(), ones.data(), ones.size() * 4);
-
-    auto& L = lt();
-    cublasLtMatmulDesc_t desc{};
-    check(L.desc_create(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
-    std::unique_ptr<std::remove_pointer_t<cublasLtMatmulDesc_t>, cublasStatus_t (*)(cublasLtMatmulDesc_t)>
-        desc_guard(desc, L.desc_destroy);
-    const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
-    check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
-    if (fp8) {
-      const cublasLtMatmulMatrixScale_t wmode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
-      const cublasLtMatmulMatrixScale_t amode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
-      check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &wmode, sizeof wmode), "A_SCALE_MODE");
-      check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &amode, sizeof amode), "B_SCALE_MODE");
-      const void* wp = reinterpret_cast<const void*>(spool[0].get());
-      const void* ap = reinterpret_cast<const void*>(a_scale.get());
-      check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp), "A_SCALE_POINTER");
-      check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &ap, sizeof ap), "B_SCALE_POINTER");
-    }
-    const cudaDataType_t in_t = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
-    cublasLtMatrixLayout_t la{}, lb{}, lc{};
-    check(L.layout_create(&la, in_t, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(n), k), "layout W");
-    check(L.layout_create(&lb, in_t, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(m), k), "layout A");
-    check(L.layout_create(&lc, CUDA_R_16BF, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), n), "layout C");
-    struct LayoutGuard {
-      cublasLtMatrixLayout_t l;
-      ~LayoutGuard() { lt().layout_destroy(l); }
-    } g1{la}, g2{lb}, g3{lc};
-    cublasLtMatmulPreference_t pref{};
-    check(L.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
-    std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>, cublasStatus_t (*)(cublasLtMatmulPreference_t)>
-        pref_guard(pref, L.pref_destroy);
-    const std::size_t ws = kWorkspace;
-    check(L.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), "MAX_WORKSPACE");
-    cublasLtMatmulHeuristicResult_t res[kTopAlgos] = {};
-    int found = 0;
-    const auto hs = L.heuristic(handle_, desc, la, lb, lc, lc, pref, kTopAlgos, res, &found);
-    if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
-      return {std::nullopt, fmt::format("no cuBLASLt algorithm (status {}, M={})", static_cast<int>(hs), m)};
-
-    const float alpha = 1.0f, beta = 0.0f;
-    auto stream = reinterpret_cast<cudaStream_t>(stream_.native());
-    BaselineResult best{std::nullopt, ""};
-    for (int i = 0; i < found; ++i) {
-      auto call = [&](int e) {
-        if (fp8) {
-          const void* wp = reinterpret_cast<const void*>(spool[static_cast<std::size_t>(e)].get());
-          check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp), "A_SCALE_POINTER");
+    try {
+      auto p = std::make_unique<Plan>(*this, s, s.m, spec);
+      if (p->ok()) return p;
+      why = p->note();
+      if (kind_ == BaselineKind::fp8_block && s.m % 16 != 0) {
+        const std::int64_t padded = (s.m + 15) / 16 * 16;
+        auto q = std::make_unique<Plan>(*this, s, padded, spec);
+        if (q->ok()) {
+          q->prefix_note(fmt::format("M padded to {}; ", padded));
+          return q;
         }
-        check(L.matmul(handle_, desc, &alpha, reinterpret_cast<const void*>(wpool[static_cast<std::size_t>(e)].get()), la,
-                       reinterpret_cast<const void*>(a.get()), lb, &beta,
-                       reinterpret_cast<void*>(c.get()), lc, reinterpret_cast<void*>(c.get()), lc,
-                       &res[i].algo, reinterpret_cast<void*>(workspace_.get()), kWorkspace, stream),
-              "cublasLtMatmul");
-      };
-      try {
-        call(0);  // a failing algorithm is skipped before capture
-        stream_.synchronize();
-        const auto t = time_graph(ctx_, stream_, pool, call, spec);
-        if (!best.us || t.median_us < *best.us) {
-          best.us = t.median_us;
-          best.note = fmt::format("algo {} of {}{}", i, found, m != s.m ? "" : "");
-        }
-      } catch (const std::exception& e) {
-        if (!best.us) best.note = e.what();
+        why += "; padded: " + q->note();
       }
+    } catch (const std::exception& e) {
+      why = e.what();
     }
-    return best;
+    return nullptr;
   }
+
+ private:
+  // One shape's pools, descriptors and chosen algorithm.
+  class Plan final : public PreparedBaseline {
+   public:
+    Plan(CublasLtBaseline& b, const Shape& s, std::int64_t m, const TimingSpec& spec) : b_(b) {
+      auto& ctx = b.ctx_;
+      fp8_ = b.kind_ == BaselineKind::fp8_block;
+      const std::int64_t n = s.n, k = s.k;
+      const std::size_t elem = fp8_ ? 1 : 2;
+      const auto w_bytes = static_cast<std::size_t>(n * k) * elem;
+      const std::int64_t kb = (k + 127) / 128;
+      const std::size_t w_scale_bytes = static_cast<std::size_t>(((n + 127) / 128) * kb * 4);
+      const auto a_bytes = static_cast<std::size_t>(m * k) * elem;
+      const auto c_bytes = static_cast<std::size_t>(m * n) * 2;
+      copies_ = pool_size(static_cast<std::int64_t>(w_bytes + w_scale_bytes + a_bytes + c_bytes),
+                          ctx.info().llc_bytes);
+      // Weights: small finite random values, uploaded once and copied device-to-device.
+      std::vector<std::uint8_t> host(w_bytes);
+      std::mt19937 rng(1234);
+      for (std::size_t i = 0; i < host.size(); i += 4) {
+        const auto r = rng();
+        for (std::size_t j = 0; j < 4 && i + j < host.size(); ++j) {
+          const auto byte = static_cast<std::uint8_t>(r >> (8 * j));
+          if (fp8_) host[i + j] = static_cast<std::uint8_t>((byte & 0x80u) | (0x28u + byte % 16));
+          else host[i + j] = ((i + j) & 1) ? static_cast<std::uint8_t>(0x3Cu | (byte & 0x80u)) : byte;
+        }
+      }
+      std::vector<float> ones(std::max<std::size_t>(w_scale_bytes / 4,
+                                                    static_cast<std::size_t>(kb * ((m + 127) / 128 * 128))),
+                              1.0f);
+      for (int i = 0; i < copies_; ++i) {
+        wpool_.emplace_back(ctx, w_bytes);
+        if (i == 0) ctx.copy_to_device(wpool_[0].get(), host.data(), w_bytes);
+        else ctx.copy_device(wpool_.back().get(), wpool_[0].get(), w_bytes, b.stream_);
+        apool_.emplace_back(ctx, a_bytes);
+        ctx.copy_to_device(apool_.back().get(), host.data(), std::min(a_bytes, w_bytes));
+        cpool_.emplace_back(ctx, c_bytes);
+        if (fp8_) {
+          spool_.emplace_back(ctx, ones.size() * 4);
+          ctx.copy_to_device(spool_.back().get(), ones.data(), ones.size() * 4);
+        }
+      }
+      a_scale_ = gpu::DeviceBuffer(ctx, ones.size() * 4);
+      ctx.copy_to_device(a_scale_.get(), ones.data(), ones.size() * 4);
+      b.stream_.synchronize();
+
+      auto& L = lt();
+      check(L.desc_create(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+      const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+      check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
+      check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
+      if (fp8_) {
+        const cublasLtMatmulMatrixScale_t wmode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+        const cublasLtMatmulMatrixScale_t amode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &wmode, sizeof wmode), "A_SCALE_MODE");
+        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &amode, sizeof amode), "B_SCALE_MODE");
+        const void* wp = reinterpret_cast<const void*>(spool_[0].get());
+        const void* ap = reinterpret_cast<const void*>(a_scale_.get());
+        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp), "A_SCALE_POINTER");
+        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &ap, sizeof ap), "B_SCALE_POINTER");
+      }
+      const cudaDataType_t in_t = fp8_ ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
+      check(L.layout_create(&la_, in_t, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(n), k), "layout W");
+      check(L.layout_create(&lb_, in_t, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(m), k), "layout A");
+      check(L.layout_create(&lc_, CUDA_R_16BF, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), n), "layout C");
+      cublasLtMatmulPreference_t pref{};
+      check(L.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
+      std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>, cublasStatus_t (*)(cublasLtMatmulPreference_t)>
+          pref_guard(pref, L.pref_destroy);
+      const std::size_t ws = kWorkspace;
+      check(L.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), "MAX_WORKSPACE");
+      cublasLtMatmulHeuristicResult_t res[kTopAlgos] = {};
+      int found = 0;
+      const auto hs = L.heuristic(b.handle_, desc_, la_, lb_, lc_, lc_, pref, kTopAlgos, res, &found);
+      if (hs != CUBLAS_STATUS_SUCCESS || found == 0) {
+        note_ = fmt::format("no cuBLASLt algorithm (status {}, M={})", static_cast<int>(hs), m);
+        return;
+      }
+      // The best of the heuristic's top algorithms, each timed cold (library defaults can be
+      // more than 2x off: ROCm/Tensile #2081).
+      double best_us = 0;
+      for (int i = 0; i < found; ++i) {
+        algo_ = res[i].algo;
+        try {
+          enqueue(0, b.stream_);  // a failing algorithm is skipped before capture
+          b.stream_.synchronize();
+          const auto t = time_graph(ctx, b.stream_, copies_, [&](int e) { enqueue(e, b.stream_); }, spec);
+          if (!ok_ || t.median_us < best_us) {
+            best_us = t.median_us;
+            best_ = i;
+            ok_ = true;
+          }
+        } catch (const std::exception& e) {
+          if (!ok_) note_ = e.what();
+        }
+      }
+      if (ok_) {
+        algo_ = res[best_].algo;
+        note_ = fmt::format("cuBLASLt algo {} of the heuristic's top {}", best_, found);
+      }
+    }
+    ~Plan() override {
+      auto& L = lt();
+      if (la_) L.layout_destroy(la_);
+      if (lb_) L.layout_destroy(lb_);
+      if (lc_) L.layout_destroy(lc_);
+      if (desc_) L.desc_destroy(desc_);
+    }
+    Plan(const Plan&) = delete;
+    Plan& operator=(const Plan&) = delete;
+
+    [[nodiscard]] bool ok() const { return ok_; }
+    [[nodiscard]] int copies() const override { return copies_; }
+    [[nodiscard]] const std::string& note() const override { return note_; }
+    void prefix_note(const std::string& p) { note_ = p + note_; }
+
+    void enqueue(int e, gpu::Stream& stream) override {
+      auto& L = lt();
+      const auto i = static_cast<std::size_t>(e);
+      if (fp8_) {
+        const void* wp = reinterpret_cast<const void*>(spool_[i].get());
+        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp), "A_SCALE_POINTER");
+      }
+      const float alpha = 1.0f, beta = 0.0f;
+      void* c = reinterpret_cast<void*>(cpool_[i].get());
+      check(L.matmul(b_.handle_, desc_, &alpha, reinterpret_cast<const void*>(wpool_[i].get()), la_,
+                     reinterpret_cast<const void*>(apool_[i].get()), lb_, &beta, c, lc_, c, lc_,
+                     &algo_, reinterpret_cast<void*>(b_.workspace_.get()), kWorkspace,
+                     reinterpret_cast<cudaStream_t>(stream.native())),
+            "cublasLtMatmul");
+    }
+
+   private:
+    CublasLtBaseline& b_;
+    bool fp8_ = false, ok_ = false;
+    int copies_ = 2, best_ = 0;
+    std::vector<gpu::DeviceBuffer> wpool_, spool_, apool_, cpool_;
+    gpu::DeviceBuffer a_scale_;
+    cublasLtMatmulDesc_t desc_{};
+    cublasLtMatrixLayout_t la_{}, lb_{}, lc_{};
+    cublasLtMatmulAlgo_t algo_{};
+    std::string note_;
+  };
 
   BaselineKind kind_;
   gpu::Context& ctx_;

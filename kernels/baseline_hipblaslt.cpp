@@ -17,6 +17,11 @@ class HipBlasLtStub final : public Baseline {
   [[nodiscard]] BaselineResult time_call(const Shape&, const TimingSpec&) override {
     return {std::nullopt, unavailable_reason()};
   }
+  [[nodiscard]] std::unique_ptr<PreparedBaseline> prepare(const Shape&, const TimingSpec&,
+                                                          std::string& why) override {
+    why = unavailable_reason();
+    return nullptr;
+  }
 
  private:
   BaselineKind kind_;

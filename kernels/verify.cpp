@@ -1,0 +1,143 @@
+#include "kernels/verify.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include <fmt/core.h>
+
+#include "kernels/host_half.hpp"
+#include "kernels/tolerance.hpp"
+#include "quant/pack.hpp"
+
+namespace r4::kernels {
+
+struct Verifier::Impl {
+  gpu::Backend& backend;
+  gpu::Context& ctx;
+  gpu::Stream& stream;
+  std::unique_ptr<gpu::Module> ref_module, qa_module;
+  gpu::DeviceBuffer wq, wsz, a_f16, a_bf16, a_q, a_s, out, ref, norm, result, workspace;
+  std::int64_t a_rows_k = 0;  // capacity of the activation buffers, in elements
+
+  Impl(gpu::Backend& b, gpu::Context& c, gpu::Stream& s) : backend(b), ctx(c), stream(s) {}
+
+  std::unique_ptr<gpu::Module> build(const gpu::CompileRequest& req) {
+    auto r = backend.compile(req);
+    if (!r.ok) throw gpu::Error("verifier: " + req.source_name + " does not compile:\n" + r.log);
+    return ctx.load(r.binary);
+  }
+  void ensure(gpu::DeviceBuffer& b, std::size_t bytes) {
+    if (b.bytes() < bytes) b = gpu::DeviceBuffer(ctx, bytes);
+  }
+};
+
+Verifier::Verifier(gpu::Backend& backend, gpu::Context& ctx, gpu::Stream& stream)
+    : impl_(std::make_unique<Impl>(backend, ctx, stream)) {
+  const auto& arch = ctx.info().arch;
+  impl_->ref_module = impl_->build(reference_compile_request(arch));
+  impl_->qa_module = impl_->build(compile_request(KernelId::quant_act, Config{}, arch));
+  impl_->result = gpu::DeviceBuffer(ctx, 16);
+}
+
+Verifier::~Verifier() = default;
+
+gpu::Kernel& Verifier::quant_act_kernel() { return impl_->qa_module->kernel("quant_act"); }
+
+void Verifier::set_shape(std::int64_t n, std::int64_t k, std::uint32_t seed) {
+  auto& I = *impl_;
+  std::mt19937 rng(seed);
+  std::vector<std::int8_t> q(static_cast<std::size_t>(n * k));
+  for (auto& x : q) x = static_cast<std::int8_t>(static_cast<int>(rng() % 16) - 8);
+  std::vector<float> sc(static_cast<std::size_t>(n * k / kGroup));
+  std::uniform_real_distribution<float> u(0.005f, 0.03f);
+  for (auto& s : sc) s = u(rng);
+  const auto layout = I.ctx.info().arch.vendor == gpu::Vendor::nvidia ? quant::Layout::sm80
+                                                                      : quant::Layout::gfx12;
+  const auto p = quant::pack(layout, q, sc, n, k, kGroup);
+  I.wq = gpu::DeviceBuffer(I.ctx, p.wq.size() * 4);
+  I.wsz = gpu::DeviceBuffer(I.ctx, p.wsz.size() * 4);
+  I.ctx.copy_to_device(I.wq.get(), p.wq.data(), p.wq.size() * 4);
+  I.ctx.copy_to_device(I.wsz.get(), p.wsz.data(), p.wsz.size() * 4);
+  weights_ = {I.wq.get(), I.wsz.get()};
+  n_ = n;
+  k_ = k;
+}
+
+CheckOutcome Verifier::check(KernelId id, gpu::Kernel& kernel, const Config& c, std::int64_t m,
+                             std::uint32_t seed) {
+  auto& I = *impl_;
+  if (n_ == 0) throw std::logic_error("Verifier::check before set_shape");
+  const Shape s{n_, k_, m};
+  const auto& arch = I.ctx.info().arch;
+  const auto mk = static_cast<std::size_t>(m * k_), mn = static_cast<std::size_t>(m * n_);
+  // Fresh activations: N(0, 1), rounded to f16 and bf16 (the w4a8 path quantises the bf16 copy).
+  std::vector<std::uint16_t> f16(mk), bf16(mk);
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (std::size_t i = 0; i < mk; ++i) {
+    const float x = nd(rng);
+    f16[i] = float_to_half(x);
+    bf16[i] = float_to_bf16(x);
+  }
+  I.ensure(I.a_f16, mk * 2);
+  I.ensure(I.a_bf16, mk * 2);
+  I.ensure(I.a_q, mk);
+  I.ensure(I.a_s, static_cast<std::size_t>(m) * 4);
+  I.ensure(I.out, mn * 2);
+  I.ensure(I.ref, mn * 4);
+  I.ensure(I.norm, mn * 4);
+  I.ctx.copy_to_device(I.a_f16.get(), f16.data(), mk * 2);
+  I.ctx.copy_to_device(I.a_bf16.get(), bf16.data(), mk * 2);
+  const std::size_t ws = workspace_bytes(id, c, s);
+  if (ws > I.workspace.bytes()) {
+    I.workspace = gpu::DeviceBuffer(I.ctx, ws);
+    I.ctx.memset8(I.workspace.get(), 0, ws, I.stream);  // split-K counters start at zero
+  }
+  I.ctx.memset8(I.out.get(), 0xFF, mn * 2, I.stream);  // poison: bf16 NaN everywhere
+
+  int a_kind = 0;
+  if (id == KernelId::gemm_w4a16_nt) {
+    launch_gemm_w4a16(kernel, c, arch, s, I.a_f16.get(), weights_, I.out.get(), I.workspace.get(),
+                      I.stream);
+  } else if (id == KernelId::gemm_w4a8_nt) {
+    a_kind = 2;
+    launch_quant_act(quant_act_kernel(), s, I.a_bf16.get(), I.a_q.get(), I.a_s.get(), I.stream);
+    launch_gemm_w4a8(kernel, c, arch, s, I.a_q.get(), I.a_s.get(), weights_, I.out.get(),
+                     I.workspace.get(), I.stream);
+  } else {
+    throw std::invalid_argument("Verifier::check: not a GEMM kernel");
+  }
+  // Reference on the same inputs (the w4a8 reference reads the quantised activations).
+  gpu::DevicePtr A = a_kind == 2 ? I.a_q.get() : I.a_f16.get();
+  gpu::DevicePtr sa = I.a_s.get(), wq = weights_.wq, wsz = weights_.wsz, rp = I.ref.get(),
+                 np = I.norm.get();
+  int kind = a_kind, M = static_cast<int>(m), N = static_cast<int>(n_), K = static_cast<int>(k_);
+  void* rargs[] = {&A, &kind, &sa, &wq, &wsz, &rp, &np, &M, &N, &K};
+  const auto total = static_cast<unsigned>(mn);
+  I.ref_module->kernel("ref_gemm_w4").launch({(total + 255) / 256}, {256}, 0, I.stream, rargs);
+
+  const auto tol = tolerance(id, false, k_);
+  I.ctx.memset8(I.result.get(), 0, 16, I.stream);
+  gpu::DevicePtr o = I.out.get(), res = I.result.get();
+  auto count = static_cast<std::int64_t>(mn);
+  float rel = tol.rel, abs_coef = tol.abs_coef;
+  void* cargs[] = {&o, &rp, &np, &count, &rel, &abs_coef, &res};
+  I.ref_module->kernel("check_bf16").launch({(total + 255) / 256}, {256}, 0, I.stream, cargs);
+  I.stream.synchronize();
+  std::uint32_t v[4] = {};
+  I.ctx.copy_to_host(v, I.result.get(), 16);
+  CheckOutcome out;
+  out.bad = v[0];
+  std::memcpy(&out.max_ratio, &v[1], 4);
+  out.first_bad = static_cast<std::int64_t>(v[2]) - 1;
+  out.pass = out.bad == 0;
+  if (!out.pass)
+    out.detail = fmt::format("{} of {} elements out of tolerance (first at {}); rel {:.3g}, "
+                             "abs_coef {:.3g}",
+                             out.bad, mn, out.first_bad, static_cast<double>(tol.rel),
+                             static_cast<double>(tol.abs_coef));
+  return out;
+}
+
+}  // namespace r4::kernels

@@ -1,0 +1,58 @@
+// Verification of one compiled config on the device: fresh random activations, the output
+// poisoned (0xFF bytes: bf16 NaN) before the launch, the plain GPU reference (double
+// accumulation; kernels/reference_gpu.cu) and an element-wise check against the tolerance that
+// kernels/tolerance.hpp derives from the dtypes and K. Used by the tuner's verify step (every
+// config, before it is ever timed) and the tests. A wrong kernel never passes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/family.hpp"
+#include "tuner/gpu/backend.hpp"
+
+namespace r4::kernels {
+
+struct CheckOutcome {
+  bool pass = false;
+  std::uint32_t bad = 0;      // elements out of tolerance (NaN counts: the poison never passes)
+  float max_ratio = 0;        // max |err| / tol over the output (inf when any failed)
+  std::int64_t first_bad = -1;
+  std::string detail;
+};
+
+class Verifier {
+ public:
+  // Compiles the GPU reference and quant_act for the context's arch with `backend`.
+  Verifier(gpu::Backend& backend, gpu::Context& ctx, gpu::Stream& stream);
+  ~Verifier();
+  Verifier(const Verifier&) = delete;
+  Verifier& operator=(const Verifier&) = delete;
+
+  // Random codes in -8..7 and scales in [0.005, 0.03) for (N, K), packed in the arch's layout and
+  // uploaded. Host copies are kept for CPU checks.
+  void set_shape(std::int64_t n, std::int64_t k, std::uint32_t seed);
+  [[nodiscard]] const W4Weights& weights() const { return weights_; }
+  [[nodiscard]] std::int64_t n() const { return n_; }
+  [[nodiscard]] std::int64_t k() const { return k_; }
+
+  // Runs `kernel` (gemm_w4a16_nt with f16 A, or gemm_w4a8_nt after quant_act) at M rows on fresh
+  // activations drawn from `seed`, and checks every output element.
+  [[nodiscard]] CheckOutcome check(KernelId id, gpu::Kernel& kernel, const Config& c,
+                                   std::int64_t m, std::uint32_t seed);
+
+  // The quant_act kernel this verifier compiled (the w4a8 path needs it at run time too).
+  [[nodiscard]] gpu::Kernel& quant_act_kernel();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  W4Weights weights_;
+  std::int64_t n_ = 0, k_ = 0;
+};
+
+}  // namespace r4::kernels

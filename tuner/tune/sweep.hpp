@@ -1,0 +1,38 @@
+// `r4tune sweep`: the tuner end to end (DESIGN.md "The pipeline").
+//   plan    the spec's kernels x config space x shapes x M, minus what is_valid rejects
+//   compile every config in parallel, cached in the database by content key; spills pruned
+//   verify  every compiled config at every (shape, M) it would be timed at, on fresh random
+//           inputs with a poisoned output, in the worker process; failures are recorded, never timed
+//   measure per (shape, M, kernel): an interleaved race of the verified configs and the vendor
+//           baselines over a pool of cold copies (tuner/tune/race.hpp); finalists re-measured
+//   store   every compile, check, measurement with its samples, baseline and winner; one race's
+//           rows in one transaction, so a kill loses at most the race in flight and --resume
+//           continues from the next one
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tuner/tune/progress.hpp"
+
+namespace r4::tune {
+
+struct SweepOptions {
+  std::string spec_path;
+  std::string db_path = "r4tune.db";
+  bool resume = false;
+  bool compile_only = false;
+  ProgressMode progress = ProgressMode::plain;
+  bool json = false;        // the closing summary as JSON on stdout
+  int device = 0;
+  std::string arch;         // compile-only target; default: the device's, else the spec's
+  int threads = 0;          // compile threads; 0 = all cores
+  std::vector<std::string> worker_argv;  // default: this binary's `worker` subcommand
+  int verify_timeout_ms = 30000;
+  int sample_timeout_ms = 30000;
+};
+
+// Returns the process exit code (0 ok, 1 failed, 3 bad spec, 4 no device and not --compile-only).
+[[nodiscard]] int run_sweep(const SweepOptions& opt);
+
+}  // namespace r4::tune

@@ -1,0 +1,236 @@
+#include "tuner/worker/device_session.hpp"
+
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+#include <fmt/core.h>
+
+#include "kernels/baseline.hpp"
+#include "kernels/family.hpp"
+#include "kernels/verify.hpp"
+#include "tuner/gpu/device_json.hpp"
+#include "tuner/measure/ceiling.hpp"
+#include "tuner/measure/graph_timer.hpp"
+#include "tuner/measure/pool.hpp"
+
+namespace r4::worker {
+
+namespace {
+
+using nlohmann::json;
+
+kernels::Config config_of(const json& j) {
+  const auto& a = j.at("config");
+  return {a.at(0).get<int>(), a.at(1).get<int>(), a.at(2).get<int>(), a.at(3).get<int>(),
+          a.at(4).get<int>()};
+}
+
+kernels::KernelId kernel_of(const json& j) {
+  const auto name = j.at("kernel").get<std::string>();
+  auto id = kernels::parse_kernel(name);
+  if (!id) throw std::invalid_argument("unknown kernel '" + name + "'");
+  return *id;
+}
+
+std::vector<std::byte> read_binary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read the compiled binary " + path);
+  std::vector<char> v((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(v.size());
+  std::memcpy(out.data(), v.data(), v.size());
+  return out;
+}
+
+// One race entry ready to sample: its graph over the pool and what it needs alive.
+struct Entry {
+  std::unique_ptr<measure::GraphTimer> timer;
+  gpu::DeviceBuffer workspace;
+  std::unique_ptr<kernels::PreparedBaseline> baseline;
+};
+
+struct Session {
+  std::unique_ptr<gpu::Backend> backend;
+  std::unique_ptr<gpu::Context> ctx;
+  std::unique_ptr<gpu::Stream> stream;
+  std::unique_ptr<kernels::Verifier> verifier;
+  std::map<std::string, std::unique_ptr<gpu::Module>> modules;  // by binary path
+  std::map<std::string, std::unique_ptr<kernels::Baseline>> baselines;
+
+  // The timing pool for the current shape: `copies` independent sets of everything one call
+  // touches, at the largest M (64 rows), so any M reads a cold weight.
+  std::int64_t n = 0, k = 0;
+  int copies = 0;
+  std::vector<gpu::DeviceBuffer> wq, wsz, a_f16, a_bf16, a_q, a_s, c;
+  std::vector<Entry> entries;
+
+  gpu::Context& context() {
+    if (!ctx) throw std::runtime_error("no device open (send 'open' first)");
+    return *ctx;
+  }
+
+  gpu::Kernel& kernel(const std::string& path, kernels::KernelId id) {
+    auto it = modules.find(path);
+    if (it == modules.end()) it = modules.emplace(path, context().load(read_binary(path))).first;
+    return it->second->kernel(std::string(kernels::name(id)));
+  }
+
+  json open(const json& r) {
+    backend = gpu::make_cuda_backend();
+    const int dev = r.value("device", 0);
+    if (backend->device_count() <= dev) {
+      if (auto hip = gpu::make_hip_backend(); hip && hip->device_count() > dev) backend = std::move(hip);
+      else throw std::runtime_error("no GPU device " + std::to_string(dev) + ": " + backend->status());
+    }
+    ctx = backend->open(dev);
+    stream = ctx->create_stream();
+    verifier = std::make_unique<kernels::Verifier>(*backend, *ctx, *stream);
+    json out = {{"device", gpu::to_json(ctx->info())},
+                {"compiler", backend->compiler_version()}};
+    if (r.value("ceiling", true)) {
+      const auto ceil = measure::measure_streaming_ceiling(*backend, *ctx);
+      out["ceiling_gbps"] = ceil.gbps;
+      out["ceiling_gbps_best"] = ceil.gbps_best;
+      out["ceiling_bytes"] = ceil.bytes;
+      out["ceiling_samples"] = ceil.samples;
+    }
+    return out;
+  }
+
+  json shape(const json& r) {
+    auto& cx = context();
+    entries.clear();
+    wq.clear(), wsz.clear(), a_f16.clear(), a_bf16.clear(), a_q.clear(), a_s.clear(), c.clear();
+    n = r.at("n").get<std::int64_t>();
+    k = r.at("k").get<std::int64_t>();
+    verifier->set_shape(n, k, r.value("seed", 1u));
+    const std::int64_t m = kernels::kMaxM;
+    const std::int64_t wbytes = kernels::weight_bytes(n, k);
+    const std::int64_t per_copy = wbytes + m * k * (2 + 2 + 1) + m * 4 + m * n * 2;
+    std::int64_t llc = r.value("llc_bytes", std::int64_t{0});
+    if (llc <= 0) llc = cx.info().llc_bytes;
+    copies = measure::pool_copies(per_copy, llc, r.value("llc_factor", 4.0),
+                                  r.value("max_bytes", std::int64_t{32} << 30));
+    const auto& w0 = verifier->weights();
+    const auto wq_bytes = static_cast<std::size_t>(n * k / 2);
+    const auto wsz_bytes = static_cast<std::size_t>(n * k / kernels::kGroup * 4);
+    for (int i = 0; i < copies; ++i) {
+      wq.emplace_back(cx, wq_bytes);
+      wsz.emplace_back(cx, wsz_bytes);
+      cx.copy_device(wq.back().get(), w0.wq, wq_bytes, *stream);
+      cx.copy_device(wsz.back().get(), w0.wsz, wsz_bytes, *stream);
+      a_f16.emplace_back(cx, static_cast<std::size_t>(m * k * 2));
+      a_bf16.emplace_back(cx, static_cast<std::size_t>(m * k * 2));
+      a_q.emplace_back(cx, static_cast<std::size_t>(m * k));
+      a_s.emplace_back(cx, static_cast<std::size_t>(m * 4));
+      c.emplace_back(cx, static_cast<std::size_t>(m * n * 2));
+      // Activations: 0x3C3C.. is 1.0-ish in f16 (0x3C3C = 1.06) and bf16 (0x3C3C = 0.0115): finite,
+      // non-zero data (METHOD.md: never time on zeros).
+      cx.memset8(a_f16.back().get(), 0x3C, static_cast<std::size_t>(m * k * 2), *stream);
+      cx.memset8(a_bf16.back().get(), 0x3C, static_cast<std::size_t>(m * k * 2), *stream);
+      cx.memset8(a_q.back().get(), 0x11, static_cast<std::size_t>(m * k), *stream);
+      cx.memset8(a_s.back().get(), 0x3C, static_cast<std::size_t>(m * 4), *stream);
+    }
+    stream->synchronize();
+    return {{"copies", copies}, {"bytes_per_copy", per_copy}, {"llc_bytes", llc},
+            {"weight_bytes", wbytes}};
+  }
+
+  json verify(const json& r) {
+    const auto id = kernel_of(r);
+    const auto cfg = config_of(r);
+    auto& kern = kernel(r.at("binary").get<std::string>(), id);
+    const auto out = verifier->check(id, kern, cfg, r.at("m").get<std::int64_t>(),
+                                     r.value("seed", 7u));
+    return {{"pass", out.pass}, {"bad", out.bad}, {"max_ratio", out.max_ratio},
+            {"detail", out.detail}};
+  }
+
+  json race(const json& r) {
+    auto& cx = context();
+    entries.clear();
+    const std::int64_t m = r.at("m").get<std::int64_t>();
+    const kernels::Shape s{n, k, m};
+    const auto& arch = cx.info().arch;
+    json ready = json::array(), notes = json::array();
+    for (const auto& e : r.at("entries")) {
+      Entry entry;
+      std::string note;
+      if (e.contains("baseline")) {
+        const auto bname = e.at("baseline").get<std::string>();
+        const auto kind = bname == "bf16" ? kernels::BaselineKind::bf16 : kernels::BaselineKind::fp8_block;
+        auto& b = baselines[bname];
+        if (!b) b = kernels::make_cublaslt_baseline(kind, cx, *stream);
+        entry.baseline = b->prepare(s, kernels::TimingSpec{}, note);
+        if (entry.baseline) {
+          auto* pb = entry.baseline.get();
+          entry.timer = std::make_unique<measure::GraphTimer>(
+              cx, *stream, pb->copies(), [pb](int i, gpu::Stream& st) { pb->enqueue(i, st); });
+          note = pb->note();
+        }
+      } else {
+        const auto id = kernel_of(e);
+        const auto cfg = config_of(e);
+        auto* kern = &kernel(e.at("binary").get<std::string>(), id);
+        const std::size_t ws = kernels::workspace_bytes(id, cfg, s);
+        if (ws) {
+          entry.workspace = gpu::DeviceBuffer(cx, ws);
+          cx.memset8(entry.workspace.get(), 0, ws, *stream);
+        }
+        const gpu::DevicePtr wsp = entry.workspace.get();
+        auto* qa = &verifier->quant_act_kernel();
+        entry.timer = std::make_unique<measure::GraphTimer>(
+            cx, *stream, copies, [&, id, cfg, kern, wsp, qa, s](int i, gpu::Stream& st) {
+              const auto u = static_cast<std::size_t>(i);
+              const kernels::W4Weights w{wq[u].get(), wsz[u].get()};
+              if (id == kernels::KernelId::gemm_w4a16_nt) {
+                kernels::launch_gemm_w4a16(*kern, cfg, arch, s, a_f16[u].get(), w, c[u].get(), wsp, st);
+              } else {
+                // What serving pays for the int8 path: quantise the activations, then the GEMM.
+                kernels::launch_quant_act(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(), st);
+                kernels::launch_gemm_w4a8(*kern, cfg, arch, s, a_q[u].get(), a_s[u].get(), w,
+                                          c[u].get(), wsp, st);
+              }
+            });
+      }
+      if (entry.timer) entry.timer->warm_up(r.value("warmup", 3));
+      ready.push_back(entry.timer != nullptr);
+      notes.push_back(note);
+      entries.push_back(std::move(entry));
+    }
+    return {{"ready", ready}, {"notes", notes}, {"copies", copies}};
+  }
+
+  json sample(const json& r) {
+    const auto i = r.at("entry").get<std::size_t>();
+    if (i >= entries.size() || !entries[i].timer) throw std::invalid_argument("no such race entry");
+    return {{"us", entries[i].timer->sample_us()}};
+  }
+};
+
+// A GPU error in these ops may have poisoned the context: reply, then let the worker exit.
+Handler guarded(std::shared_ptr<Session> s, json (Session::*fn)(const json&)) {
+  return [s, fn](const json& r) -> json {
+    try {
+      return (s.get()->*fn)(r);
+    } catch (const gpu::Error& e) {
+      return {{"ok", false}, {"fatal", true}, {"error", e.what()}};
+    }
+  };
+}
+
+}  // namespace
+
+Handlers device_handlers() {
+  auto s = std::make_shared<Session>();
+  Handlers h;
+  h["ping"] = [](const json&) { return json{{"pong", true}}; };
+  h["open"] = guarded(s, &Session::open);
+  h["shape"] = guarded(s, &Session::shape);
+  h["verify"] = guarded(s, &Session::verify);
+  h["race"] = guarded(s, &Session::race);
+  h["sample"] = guarded(s, &Session::sample);
+  return h;
+}
+
+}  // namespace r4::worker

@@ -1,0 +1,27 @@
+// The device work of a sweep, as the worker process's handlers (tuner/worker/serve.hpp). All of
+// it runs in the worker so that a faulting or hanging kernel takes down only the worker.
+//
+// Requests (JSON, one per line), in the order the driver sends them:
+//   {"op":"open", "device":0}                      -> device info + streaming-read ceiling
+//   {"op":"shape", "n":N, "k":K, "seed":S, "llc_factor":F, "llc_bytes":B, "max_bytes":X}
+//        random weights for (N, K) (packed for the arch), and a pool of `copies` independent
+//        copies of weights, activations and outputs for timing        -> {"copies": P, ...}
+//   {"op":"verify", "kernel":name, "binary":path, "config":[WV,SK,MB,NPW,NT], "m":M, "seed":S}
+//        -> {"pass": bool, "bad": n, "max_ratio": r, "detail": "..."}
+//   {"op":"race", "m":M, "entries":[{"kernel":..,"binary":..,"config":[..]} |
+//                                   {"baseline":"bf16"|"fp8_block"}], "warmup": W}
+//        captures one graph per entry over the pool                    -> {"ready":[bool..]}
+//   {"op":"sample", "entry":i}                                         -> {"us": t}
+//   {"op":"ping"}
+// A GPU error during a launch poisons the context: such replies carry "fatal": true and the
+// worker exits, so the driver's next request starts a fresh process.
+#pragma once
+
+#include "tuner/worker/serve.hpp"
+
+namespace r4::worker {
+
+// Handlers for the ops above; the state lives as long as the returned handlers.
+[[nodiscard]] Handlers device_handlers();
+
+}  // namespace r4::worker
