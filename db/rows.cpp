@@ -1,0 +1,78 @@
+#include "db/rows.hpp"
+
+#include <array>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "db/sqlite.hpp"
+
+namespace r4::db {
+
+namespace {
+
+template <class E, std::size_t N>
+std::string_view name_of(E v, const std::array<std::pair<E, std::string_view>, N>& names) {
+  for (const auto& [e, s] : names)
+    if (e == v) return s;
+  return "?";
+}
+
+template <class E, std::size_t N>
+E parse(std::string_view s, const std::array<std::pair<E, std::string_view>, N>& names,
+        const char* what) {
+  for (const auto& [e, n] : names)
+    if (n == s) return e;
+  throw Error(fmt::format("unknown {} '{}' in the database", what, s));
+}
+
+constexpr std::array<std::pair<RunStatus, std::string_view>, 4> kRun = {{
+    {RunStatus::running, "running"},
+    {RunStatus::complete, "complete"},
+    {RunStatus::partial, "partial"},
+    {RunStatus::failed, "failed"},
+}};
+constexpr std::array<std::pair<CompileStatus, std::string_view>, 4> kCompile = {{
+    {CompileStatus::ok, "ok"},
+    {CompileStatus::compile_error, "compile_error"},
+    {CompileStatus::spills, "spills"},
+    {CompileStatus::over_resources, "over_resources"},
+}};
+constexpr std::array<std::pair<CheckStatus, std::string_view>, 5> kCheck = {{
+    {CheckStatus::pass, "pass"},
+    {CheckStatus::wrong_result, "wrong_result"},
+    {CheckStatus::fault, "fault"},
+    {CheckStatus::timeout, "timeout"},
+    {CheckStatus::not_run, "not_run"},
+}};
+constexpr std::array<std::pair<MeasurementStatus, std::string_view>, 3> kMeas = {{
+    {MeasurementStatus::ok, "ok"},
+    {MeasurementStatus::failed, "failed"},
+    {MeasurementStatus::raced_out, "raced_out"},
+}};
+constexpr std::array<std::pair<BaselineKind, std::string_view>, 3> kBase = {{
+    {BaselineKind::bf16, "bf16"},
+    {BaselineKind::fp8_block, "fp8_block"},
+    {BaselineKind::streaming_ceiling, "streaming_ceiling"},
+}};
+
+}  // namespace
+
+std::string_view to_string(RunStatus s) { return name_of(s, kRun); }
+std::string_view to_string(CompileStatus s) { return name_of(s, kCompile); }
+std::string_view to_string(CheckStatus s) { return name_of(s, kCheck); }
+std::string_view to_string(MeasurementStatus s) { return name_of(s, kMeas); }
+std::string_view to_string(BaselineKind s) { return name_of(s, kBase); }
+RunStatus parse_run_status(std::string_view s) { return parse(s, kRun, "run status"); }
+CompileStatus parse_compile_status(std::string_view s) {
+  return parse(s, kCompile, "compile status");
+}
+CheckStatus parse_check_status(std::string_view s) { return parse(s, kCheck, "check status"); }
+MeasurementStatus parse_measurement_status(std::string_view s) {
+  return parse(s, kMeas, "measurement status");
+}
+BaselineKind parse_baseline_kind(std::string_view s) {
+  return parse(s, kBase, "baseline kind");
+}
+
+}  // namespace r4::db

@@ -1,0 +1,177 @@
+// Plain rows as the Store writes and reads them. Enums are stored as their lower-case names.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace r4::db {
+
+using Id = std::int64_t;
+
+// (WV, SK, MB, NPW, NT), the seeds' order (DESIGN.md "Config tuple").
+struct Config {
+  int wv = 1;
+  int sk = 1;
+  int mb = 1;
+  int npw = 1;
+  int nt = 0;
+  friend auto operator<=>(const Config&, const Config&) = default;
+};
+
+enum class RunStatus { running, complete, partial, failed };
+enum class CompileStatus { ok, compile_error, spills, over_resources };
+enum class CheckStatus { pass, wrong_result, fault, timeout, not_run };
+enum class MeasurementStatus { ok, failed, raced_out };
+enum class BaselineKind { bf16, fp8_block, streaming_ceiling };
+
+[[nodiscard]] std::string_view to_string(RunStatus s);
+[[nodiscard]] std::string_view to_string(CompileStatus s);
+[[nodiscard]] std::string_view to_string(CheckStatus s);
+[[nodiscard]] std::string_view to_string(MeasurementStatus s);
+[[nodiscard]] std::string_view to_string(BaselineKind s);
+// Throw r4::db::Error naming the bad value.
+[[nodiscard]] RunStatus parse_run_status(std::string_view s);
+[[nodiscard]] CompileStatus parse_compile_status(std::string_view s);
+[[nodiscard]] CheckStatus parse_check_status(std::string_view s);
+[[nodiscard]] MeasurementStatus parse_measurement_status(std::string_view s);
+[[nodiscard]] BaselineKind parse_baseline_kind(std::string_view s);
+
+struct DeviceRow {
+  Id id = 0;  // set by the store
+  std::string name;    // "NVIDIA H200"
+  std::string vendor;  // "nvidia" | "amd"
+  std::string arch;    // "sm_90", "gfx1201"
+  int multiprocessors = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t llc_bytes = 0;
+  std::int64_t memory_bytes = 0;
+  int sm_clock_mhz = 0;
+  int memory_clock_mhz = 0;
+  int memory_bus_bits = 0;
+  std::string pci_bus_id;        // not part of the identity
+  std::string driver_version;
+  std::string runtime_version;
+  std::string compiler_version;  // NVRTC / hipRTC version the kernels are compiled with
+  std::string info_json = "{}";  // the backend's full report; not part of the identity
+};
+
+struct RunRow {
+  Id id = 0;                 // set by the store
+  std::string uuid;          // empty: begin_run generates a random (v4) one
+  std::string spec_name;
+  std::string spec_text;
+  std::string git_commit;
+  std::string r4tune_version;
+  std::string host;
+  std::optional<Id> device_id;
+  std::string started_at;    // ISO 8601 UTC; empty: begin_run uses now
+  std::string finished_at;   // empty while running
+  RunStatus status = RunStatus::running;
+  std::string notes;
+};
+
+struct CompileRow {
+  Id id = 0;
+  std::string cache_key;  // compile_key(source_hash, arch, options, compiler_version)
+  std::string kernel;     // stable kernel name, e.g. "gemm_w4a16_nt"
+  Config config;
+  std::string arch;
+  std::string source_hash;
+  std::string options;  // the exact options, one per line
+  std::string compiler_version;
+  std::optional<int> registers;
+  int spill_bytes = 0;
+  int stack_bytes = 0;
+  int shared_bytes = 0;
+  double compile_seconds = 0;
+  CompileStatus status = CompileStatus::ok;
+  std::string log;
+  std::vector<std::byte> binary;
+};
+
+struct CheckRow {
+  Id id = 0;
+  Id run_id = 0;
+  Id compile_id = 0;
+  std::int64_t n = 0, k = 0;
+  int m = 0;
+  CheckStatus status = CheckStatus::not_run;
+  std::optional<double> max_error;
+  std::optional<double> tolerance;
+  std::string detail;
+};
+
+struct MeasurementRow {
+  Id id = 0;
+  Id run_id = 0;
+  std::optional<Id> compile_id;
+  std::string kernel;
+  std::string dtype;  // "w4a16" | "w4a8"
+  std::int64_t n = 0, k = 0;
+  int m = 0;
+  Config config;
+  MeasurementStatus status = MeasurementStatus::ok;
+  std::optional<double> median_us, ci_low_us, ci_high_us;  // 95% CI of the median
+  int n_samples = 0;  // insert_measurement sets it from the samples when any are given
+  std::optional<double> gbps;
+  std::optional<double> pct_of_ceiling;  // 100 * gbps / the run's streaming ceiling
+  std::optional<int> sm_clock_mhz, mem_clock_mhz;
+  std::string detail;
+};
+
+struct BaselineRow {
+  Id id = 0;
+  Id run_id = 0;
+  BaselineKind kind = BaselineKind::bf16;
+  std::int64_t n = 0, k = 0;  // 0 for streaming_ceiling
+  int m = 0;
+  std::optional<double> median_us, ci_low_us, ci_high_us;
+  int n_samples = 0;
+  std::optional<double> gbps;
+  std::string algo;  // e.g. "cublasLt algo 23 tile 64x128 splitK 4"
+};
+
+struct WinnerRow {
+  Id id = 0;
+  Id run_id = 0;
+  std::optional<Id> measurement_id;
+  std::string kernel;
+  std::string dtype;
+  std::int64_t n = 0, k = 0;
+  int band_limit = 0;  // the band's M limit (16, 32, ...)
+  int m_measured = 0;  // the M it was measured at (the band's top M)
+  Config config;
+  double median_us = 0;
+  std::optional<double> speedup_vs_bf16;
+  std::optional<double> speedup_vs_fp8;
+  bool remeasured = false;
+  // Set on read when the row fails validation and OnInvalid::flag was asked for; empty if valid.
+  std::string problem;
+};
+
+struct ShapeNameRow {
+  Id run_id = 0;
+  std::int64_t n = 0, k = 0;
+  std::string name;
+};
+
+// What a validator sees: the config with everything an arch-dependent is_valid needs.
+struct KernelConfigRow {
+  std::string kernel;
+  std::string dtype;
+  std::string arch;  // the run's device arch, "" if the run has no device
+  std::int64_t n = 0, k = 0;
+  int m = 0;
+  Config config;
+};
+
+struct RunCounts {
+  std::int64_t measurements = 0, measurements_ok = 0, samples = 0, checks = 0,
+               checks_failed = 0, baselines = 0, winners = 0, compiles = 0;
+};
+
+}  // namespace r4::db

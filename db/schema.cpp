@@ -1,0 +1,288 @@
+#include "db/schema.hpp"
+
+#include <fmt/core.h>
+
+namespace r4::db {
+
+namespace {
+
+// Version 1. Conventions: sizes are positive integers, times are microseconds (REAL), dates are
+// ISO 8601 UTC text ("2026-11-29T14:03:00Z"), enums are lower-case text with CHECK constraints,
+// and a config is five integer columns next to its stable kernel name (STYLE.md rule 6).
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY NOT NULL,
+  value TEXT NOT NULL
+);
+
+-- One row per distinct device identity. `fingerprint` hashes every identity column (name, arch,
+-- multiprocessor count, caches, memory, clocks, driver / runtime / compiler versions), so a
+-- driver update is a new device row and results keyed on the old one are not silently reused.
+CREATE TABLE devices (
+  id               INTEGER PRIMARY KEY,
+  fingerprint      TEXT NOT NULL UNIQUE,
+  name             TEXT NOT NULL,
+  vendor           TEXT NOT NULL CHECK (vendor IN ('nvidia', 'amd')),
+  arch             TEXT NOT NULL CHECK (arch <> ''),
+  multiprocessors  INTEGER NOT NULL CHECK (multiprocessors > 0),
+  l2_bytes         INTEGER NOT NULL CHECK (l2_bytes >= 0),
+  llc_bytes        INTEGER NOT NULL CHECK (llc_bytes >= 0),
+  memory_bytes     INTEGER NOT NULL CHECK (memory_bytes >= 0),
+  sm_clock_mhz     INTEGER NOT NULL CHECK (sm_clock_mhz >= 0),
+  memory_clock_mhz INTEGER NOT NULL CHECK (memory_clock_mhz >= 0),
+  memory_bus_bits  INTEGER NOT NULL CHECK (memory_bus_bits >= 0),
+  pci_bus_id       TEXT NOT NULL DEFAULT '',
+  driver_version   TEXT NOT NULL,
+  runtime_version  TEXT NOT NULL,
+  compiler_version TEXT NOT NULL,
+  info_json        TEXT NOT NULL DEFAULT '{}'
+);
+
+-- One sweep. `uuid` is the run's identity across databases (merge dedupes on it); `id` is local.
+CREATE TABLE runs (
+  id             INTEGER PRIMARY KEY,
+  uuid           TEXT NOT NULL UNIQUE CHECK (length(uuid) >= 8),
+  spec_name      TEXT NOT NULL,
+  spec_text      TEXT NOT NULL,
+  git_commit     TEXT NOT NULL,
+  r4tune_version TEXT NOT NULL,
+  host           TEXT NOT NULL,
+  device_id      INTEGER REFERENCES devices(id),
+  started_at     TEXT NOT NULL,
+  finished_at    TEXT,
+  status         TEXT NOT NULL CHECK (status IN ('running', 'complete', 'partial', 'failed')),
+  notes          TEXT NOT NULL DEFAULT ''
+);
+
+-- The compile cache, shared by all runs. cache_key = sha256(source hash, arch, options, compiler
+-- version); the config reaches the compiler as -D options, so it is part of the key.
+CREATE TABLE compiles (
+  id               INTEGER PRIMARY KEY,
+  cache_key        TEXT NOT NULL UNIQUE,
+  kernel           TEXT NOT NULL CHECK (kernel <> ''),
+  wv               INTEGER NOT NULL CHECK (wv BETWEEN 1 AND 64),
+  sk               INTEGER NOT NULL CHECK (sk BETWEEN 1 AND 64),
+  mb               INTEGER NOT NULL CHECK (mb BETWEEN 1 AND 64),
+  npw              INTEGER NOT NULL CHECK (npw BETWEEN 1 AND 64),
+  nt               INTEGER NOT NULL CHECK (nt IN (0, 1)),
+  arch             TEXT NOT NULL,
+  source_hash      TEXT NOT NULL,
+  options          TEXT NOT NULL,
+  compiler_version TEXT NOT NULL,
+  registers        INTEGER,
+  spill_bytes      INTEGER NOT NULL DEFAULT 0,
+  stack_bytes      INTEGER NOT NULL DEFAULT 0,
+  shared_bytes     INTEGER NOT NULL DEFAULT 0,
+  compile_seconds  REAL NOT NULL DEFAULT 0,
+  status           TEXT NOT NULL
+                   CHECK (status IN ('ok', 'compile_error', 'spills', 'over_resources')),
+  log              TEXT NOT NULL DEFAULT '',
+  binary           BLOB
+);
+CREATE INDEX compiles_kernel ON compiles(kernel, arch);
+
+-- Correctness checks of one compiled config on one shape, before it is ever timed.
+CREATE TABLE checks (
+  id         INTEGER PRIMARY KEY,
+  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  compile_id INTEGER NOT NULL REFERENCES compiles(id),
+  n          INTEGER NOT NULL CHECK (n > 0),
+  k          INTEGER NOT NULL CHECK (k > 0),
+  m          INTEGER NOT NULL CHECK (m > 0),
+  status     TEXT NOT NULL
+             CHECK (status IN ('pass', 'wrong_result', 'fault', 'timeout', 'not_run')),
+  max_error  REAL,
+  tolerance  REAL,
+  detail     TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX checks_run ON checks(run_id);
+
+-- One timed (kernel, dtype, shape, M, config). Provenance: run -> device (arch, SMs, driver,
+-- runtime, compiler) and compile -> (source hash, options, compiler version).
+CREATE TABLE measurements (
+  id             INTEGER PRIMARY KEY,
+  run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  compile_id     INTEGER REFERENCES compiles(id),
+  kernel         TEXT NOT NULL CHECK (kernel <> ''),
+  dtype          TEXT NOT NULL CHECK (dtype <> ''),
+  n              INTEGER NOT NULL CHECK (n > 0),
+  k              INTEGER NOT NULL CHECK (k > 0),
+  m              INTEGER NOT NULL CHECK (m > 0),
+  wv             INTEGER NOT NULL CHECK (wv BETWEEN 1 AND 64),
+  sk             INTEGER NOT NULL CHECK (sk BETWEEN 1 AND 64),
+  mb             INTEGER NOT NULL CHECK (mb BETWEEN 1 AND 64),
+  npw            INTEGER NOT NULL CHECK (npw BETWEEN 1 AND 64),
+  nt             INTEGER NOT NULL CHECK (nt IN (0, 1)),
+  status         TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'raced_out')),
+  median_us      REAL CHECK (median_us IS NULL OR median_us > 0),
+  ci_low_us      REAL,
+  ci_high_us     REAL,
+  n_samples      INTEGER NOT NULL DEFAULT 0 CHECK (n_samples >= 0),
+  gbps           REAL,
+  pct_of_ceiling REAL,
+  sm_clock_mhz   INTEGER,
+  mem_clock_mhz  INTEGER,
+  detail         TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX measurements_run ON measurements(run_id, kernel, dtype, n, k, m);
+
+CREATE TABLE samples (
+  measurement_id INTEGER NOT NULL REFERENCES measurements(id) ON DELETE CASCADE,
+  seq            INTEGER NOT NULL CHECK (seq >= 0),
+  us             REAL NOT NULL,
+  PRIMARY KEY (measurement_id, seq)
+) WITHOUT ROWID;
+
+-- Vendor baselines at each band's top M, and the streaming-read ceiling (n = k = m = 0), all
+-- measured in the same run as the candidates so every ratio is a same-run ratio.
+CREATE TABLE baselines (
+  id         INTEGER PRIMARY KEY,
+  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  kind       TEXT NOT NULL CHECK (kind IN ('bf16', 'fp8_block', 'streaming_ceiling')),
+  n          INTEGER NOT NULL,
+  k          INTEGER NOT NULL,
+  m          INTEGER NOT NULL,
+  median_us  REAL CHECK (median_us IS NULL OR median_us > 0),
+  ci_low_us  REAL,
+  ci_high_us REAL,
+  n_samples  INTEGER NOT NULL DEFAULT 0 CHECK (n_samples >= 0),
+  gbps       REAL,
+  algo       TEXT NOT NULL DEFAULT '',
+  CHECK ((kind = 'streaming_ceiling' AND n = 0 AND k = 0 AND m = 0)
+         OR (kind <> 'streaming_ceiling' AND n > 0 AND k > 0 AND m > 0)),
+  UNIQUE (run_id, kind, n, k, m)
+);
+
+CREATE TABLE baseline_samples (
+  baseline_id INTEGER NOT NULL REFERENCES baselines(id) ON DELETE CASCADE,
+  seq         INTEGER NOT NULL CHECK (seq >= 0),
+  us          REAL NOT NULL,
+  PRIMARY KEY (baseline_id, seq)
+) WITHOUT ROWID;
+
+-- The chosen config per (kernel, dtype, shape, M band), what emit turns into tables.
+CREATE TABLE winners (
+  id              INTEGER PRIMARY KEY,
+  run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  measurement_id  INTEGER REFERENCES measurements(id),
+  kernel          TEXT NOT NULL CHECK (kernel <> ''),
+  dtype           TEXT NOT NULL CHECK (dtype <> ''),
+  n               INTEGER NOT NULL CHECK (n > 0),
+  k               INTEGER NOT NULL CHECK (k > 0),
+  band_limit      INTEGER NOT NULL CHECK (band_limit > 0),
+  m_measured      INTEGER NOT NULL CHECK (m_measured > 0),
+  wv              INTEGER NOT NULL,
+  sk              INTEGER NOT NULL,
+  mb              INTEGER NOT NULL,
+  npw             INTEGER NOT NULL,
+  nt              INTEGER NOT NULL,
+  median_us       REAL NOT NULL CHECK (median_us > 0),
+  speedup_vs_bf16 REAL,
+  speedup_vs_fp8  REAL,
+  remeasured      INTEGER NOT NULL DEFAULT 0 CHECK (remeasured IN (0, 1)),
+  UNIQUE (run_id, kernel, dtype, n, k, band_limit)
+);
+
+CREATE TABLE shape_names (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  n      INTEGER NOT NULL CHECK (n > 0),
+  k      INTEGER NOT NULL CHECK (k > 0),
+  name   TEXT NOT NULL CHECK (name <> ''),
+  PRIMARY KEY (run_id, n, k)
+);
+)sql";
+
+bool has_table(const Connection& c, const char* name) {
+  auto s = c.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1");
+  s.bind(1, name);
+  return s.step();
+}
+
+void write_meta(const Connection& c, int version, int compatible) {
+  auto s = c.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2) "
+                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+  s.bind_all("version", std::to_string(version)).run();
+  s.reset();
+  s.bind_all("last_compatible_version", std::to_string(compatible)).run();
+}
+
+const Migration kMigrations[] = {
+    {1, 1, [](const Connection& c) { c.exec(kSchemaV1); }},
+};
+
+}  // namespace
+
+std::span<const Migration> migrations() { return kMigrations; }
+
+SchemaVersion read_schema_version(const Connection& c) {
+  if (!has_table(c, "meta")) return {};
+  auto get = [&](const char* key) {
+    auto s = c.prepare("SELECT value FROM meta WHERE key = ?1");
+    s.bind(1, key);
+    if (!s.step())
+      throw SchemaError(
+          fmt::format("database '{}' has a meta table without '{}'; it was not written by "
+                      "r4tune or is damaged",
+                      c.path(), key));
+    const std::string v = s.text(0);
+    try {
+      return std::stoi(v);
+    } catch (const std::exception&) {
+      throw SchemaError(
+          fmt::format("database '{}': meta '{}' is '{}', not a number", c.path(), key, v));
+    }
+  };
+  return {get("version"), get("last_compatible_version")};
+}
+
+void check_readable(const SchemaVersion& v, int current, const std::string& path) {
+  if (v.version == 0)
+    throw SchemaError(fmt::format("'{}' is not an r4tune database (no meta table)", path));
+  if (v.compatible_version > current)
+    throw SchemaError(fmt::format(
+        "database '{}' has schema version {} (readable by schema {} and newer); this r4tune "
+        "understands schema {}: use a newer r4tune",
+        path, v.version, v.compatible_version, current));
+  if (v.version < current)
+    throw SchemaError(fmt::format(
+        "database '{}' has schema version {}, older than this r4tune's {}; open it for writing "
+        "once (e.g. `r4tune db merge` into it, or any sweep) to migrate it",
+        path, v.version, current));
+}
+
+int migrate(const Connection& c, std::span<const Migration> steps) {
+  const int target = steps.empty() ? 0 : steps.back().to_version;
+  SchemaVersion v = read_schema_version(c);
+  if (v.version == 0) {
+    const auto n = c.query_text("SELECT count(*) FROM sqlite_master");
+    if (n && *n != "0")
+      throw SchemaError(fmt::format(
+          "'{}' is a SQLite database but not an r4tune one (it has tables and no meta table); "
+          "refusing to touch it",
+          c.path()));
+  }
+  if (v.compatible_version > target)
+    throw SchemaError(fmt::format(
+        "database '{}' has schema version {} (compatible back to {}); this r4tune understands "
+        "schema {} only: use a newer r4tune",
+        c.path(), v.version, v.compatible_version, target));
+  for (const auto& step : steps) {
+    if (step.to_version <= v.version) continue;
+    if (step.to_version != v.version + 1)
+      throw SchemaError(fmt::format("no migration from schema {} to {}", v.version,
+                                    step.to_version));
+    Transaction t(c);
+    try {
+      step.apply(c);
+      write_meta(c, step.to_version, step.compatible_version);
+    } catch (const Error& e) {
+      throw SchemaError(fmt::format("migrating '{}' from schema {} to {} failed, nothing changed: {}",
+                                    c.path(), v.version, step.to_version, e.what()));
+    }
+    t.commit();
+    v = {step.to_version, step.compatible_version};
+  }
+  return v.version;
+}
+
+}  // namespace r4::db

@@ -1,0 +1,52 @@
+// The database's schema and its versioning, after Chromium's sql::MetaTable: a `meta` table holds
+// `version` (the schema this file has) and `last_compatible_version` (the oldest reader that can
+// still use it). A reader refuses a file whose compatible version is newer than it understands,
+// and upgrades an older file one migration at a time, each in its own transaction.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+
+#include "db/sqlite.hpp"
+
+namespace r4::db {
+
+// The schema this build writes. Bump it with a new Migration below; never edit an old one.
+inline constexpr int kSchemaVersion = 1;
+// The oldest schema version whose readers can still read a file this build writes.
+inline constexpr int kCompatibleVersion = 1;
+
+class SchemaError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Upgrades a file from version `to_version - 1` to `to_version`. `apply` runs inside the
+// migration's transaction, which also updates `meta`.
+struct Migration {
+  int to_version;
+  int compatible_version;  // last_compatible_version after this step
+  std::function<void(const Connection&)> apply;
+};
+
+// The shipped migrations, in order; element i takes version i to version i + 1 (v0 = empty file).
+[[nodiscard]] std::span<const Migration> migrations();
+
+struct SchemaVersion {
+  int version = 0;  // 0: no meta table (a new, empty file)
+  int compatible_version = 0;
+};
+
+[[nodiscard]] SchemaVersion read_schema_version(const Connection& c);
+
+// Brings `c` up to the last migration's version, one transaction per step. Throws SchemaError
+// when the file is newer than `steps` understands (compatible version > last step's version) or
+// is not empty but lacks a meta table. Returns the version the file ends at.
+int migrate(const Connection& c, std::span<const Migration> steps);
+
+// For read-only use: throws SchemaError unless `v` can be read by a build at `current` without
+// migrating (it may be newer but still compatible).
+void check_readable(const SchemaVersion& v, int current, const std::string& path);
+
+}  // namespace r4::db

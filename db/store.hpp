@@ -1,0 +1,131 @@
+// r4::db::Store: the tuner's SQLite database (schema in db/schema.cpp, documented in docs/DB.md).
+//
+// Writes: every insert is its own transaction, so a sweep killed with SIGKILL loses at most the
+// row in flight (WAL, synchronous=NORMAL: durable against a process crash; a power cut may lose
+// the last commits but never corrupts). Reads: every row read back is re-validated (config ranges,
+// positive sizes) and winners additionally go through the pluggable ConfigValidator, so a table
+// that a newer kernel module would reject never reaches emit silently.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "db/rows.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite.hpp"
+
+namespace r4::db {
+
+// A row read back that fails validation (OnInvalid::reject).
+class InvalidRow : public Error {
+ public:
+  using Error::Error;
+};
+// An unknown run id / uuid, or "latest" with no finished run.
+class NotFound : public Error {
+ public:
+  using Error::Error;
+};
+
+// The arch-dependent is_valid hook; the kernels module installs the real one. Default: accept.
+using ConfigValidator = std::function<bool(const KernelConfigRow&)>;
+
+enum class OnInvalid { reject, flag };
+
+// The range check every config read back or written goes through, whatever the validator says:
+// WV, SK, MB, NPW in 1..64, NT in {0, 1}. Returns an empty string when fine, else the reason.
+[[nodiscard]] std::string config_range_problem(const Config& c);
+
+// sha256 over the four provenance fields, length-prefixed so no two inputs collide by concatenation.
+[[nodiscard]] std::string compile_key(std::string_view source_hash, std::string_view arch,
+                                      std::string_view options, std::string_view compiler_version);
+
+// The current time as ISO 8601 UTC, second resolution ("2026-11-30T01:02:03Z").
+[[nodiscard]] std::string utc_now();
+
+struct MergeResult {
+  int runs_imported = 0;
+  int runs_skipped = 0;  // already present (same uuid)
+};
+
+class Store {
+ public:
+  // Opens (creating if missing) and migrates to kSchemaVersion. Throws SchemaError for a file
+  // that is newer-incompatible or not an r4tune database, Error for anything SQLite refuses.
+  [[nodiscard]] static Store open(const std::string& path);
+  // Opens an existing database without writing anything (no migration, no journal-mode change).
+  [[nodiscard]] static Store open_read_only(const std::string& path);
+
+  [[nodiscard]] const std::string& path() const { return conn_->path(); }
+  [[nodiscard]] bool read_only() const { return conn_->mode() == OpenMode::read_only; }
+  [[nodiscard]] SchemaVersion schema_version() const { return read_schema_version(*conn_); }
+  [[nodiscard]] const Connection& connection() const { return *conn_; }
+
+  void set_config_validator(ConfigValidator v) { validator_ = std::move(v); }
+
+  // ---- writes (each one transaction) ----
+  // Returns the existing row's id when a device with the same identity is stored.
+  Id upsert_device(const DeviceRow& d);
+  // Fills uuid / started_at when empty, forces status = running unless given otherwise.
+  Id begin_run(const RunRow& r);
+  // Sets status (complete, partial or failed) and finished_at (now when empty).
+  void finish_run(Id run, RunStatus status = RunStatus::complete,
+                  const std::string& finished_at = {});
+  // A run that stopped early but whose rows are good (killed, time cap). Appends `note`.
+  void mark_partial(Id run, const std::string& note = {});
+  [[nodiscard]] std::optional<CompileRow> find_compile(const std::string& cache_key) const;
+  // Inserts, or returns the id of the row with the same cache_key (the cache's first entry wins).
+  Id insert_compile(const CompileRow& c);
+  Id insert_check(const CheckRow& c);
+  // The row and its samples, in one transaction.
+  Id insert_measurement(const MeasurementRow& m, std::span<const double> samples = {});
+  Id insert_baseline(const BaselineRow& b, std::span<const double> samples = {});
+  // Replaces an earlier winner for the same (run, kernel, dtype, N, K, band).
+  Id insert_winner(const WinnerRow& w);
+  void set_shape_name(Id run, std::int64_t n, std::int64_t k, const std::string& name);
+
+  // ---- queries ----
+  [[nodiscard]] std::vector<RunRow> list_runs() const;
+  // "latest" (the most recently started complete or partial run), a numeric id, or a uuid (or a
+  // unique prefix of one, at least 4 characters). Throws NotFound.
+  [[nodiscard]] RunRow resolve_run(const std::string& ref) const;
+  [[nodiscard]] RunRow run(Id id) const;
+  [[nodiscard]] std::optional<DeviceRow> device(Id id) const;
+  [[nodiscard]] std::optional<DeviceRow> run_device(const RunRow& r) const;
+  [[nodiscard]] RunCounts counts(Id run) const;
+  // Ordered by kernel, dtype, n, k, band_limit.
+  [[nodiscard]] std::vector<WinnerRow> winners(Id run, OnInvalid on = OnInvalid::reject) const;
+  // Ordered by kernel, dtype, n, k, m, then median (failed rows last).
+  [[nodiscard]] std::vector<MeasurementRow> measurements(Id run) const;
+  [[nodiscard]] std::vector<double> samples(Id measurement) const;
+  [[nodiscard]] std::vector<BaselineRow> baselines(Id run) const;
+  [[nodiscard]] std::vector<double> baseline_samples(Id baseline) const;
+  [[nodiscard]] std::vector<CheckRow> checks(Id run) const;
+  // Compiles this run's checks or measurements refer to.
+  [[nodiscard]] std::vector<CompileRow> compiles_for_run(Id run, bool with_binaries = false) const;
+  [[nodiscard]] std::vector<ShapeNameRow> shape_names(Id run) const;
+  // The name given to (n, k) in this run, or "NxK".
+  [[nodiscard]] std::string shape_name(Id run, std::int64_t n, std::int64_t k) const;
+  // "ok" when PRAGMA integrity_check passes, else its report.
+  [[nodiscard]] std::string integrity_check() const;
+
+  // ---- whole-database operations ----
+  // Imports every run of `other_path` whose uuid is not here, with its device, compiles (deduped
+  // by cache key), checks, measurements, samples, baselines, winners and shape names, in one
+  // transaction. `other_path` is opened read-only and must be at this build's schema version.
+  MergeResult merge(const std::string& other_path);
+  // One CSV row per measurement of every run, with full provenance. Throws Error on I/O failure.
+  void export_csv(const std::string& path) const;
+
+ private:
+  explicit Store(std::unique_ptr<Connection> c) : conn_(std::move(c)) {}
+  void validate(const KernelConfigRow& row, const char* table, Id id) const;
+  std::unique_ptr<Connection> conn_;
+  ConfigValidator validator_;
+};
+
+}  // namespace r4::db

@@ -1,0 +1,108 @@
+// Store: merging another database's runs in, and the whole-database CSV export.
+#include <fstream>
+#include <map>
+
+#include <fmt/core.h>
+
+#include "db/csv.hpp"
+#include "db/store.hpp"
+
+namespace r4::db {
+
+MergeResult Store::merge(const std::string& other_path) {
+  if (read_only()) throw Error("merge: the target database is open read-only");
+  Store other = Store::open_read_only(other_path);
+  MergeResult res;
+  Transaction t(*conn_);
+  for (const RunRow& r : other.list_runs()) {
+    {
+      auto s = conn_->prepare("SELECT 1 FROM runs WHERE uuid = ?1");
+      s.bind(1, r.uuid);
+      if (s.step()) {
+        ++res.runs_skipped;
+        continue;
+      }
+    }
+    RunRow copy = r;
+    copy.device_id.reset();
+    if (auto d = other.run_device(r)) copy.device_id = upsert_device(*d);
+    const Id run_id = begin_run(copy);  // keeps uuid, times, status and notes
+
+    std::map<Id, Id> compile_ids;
+    for (CompileRow c : other.compiles_for_run(r.id, true)) {
+      const Id old = c.id;
+      compile_ids[old] = insert_compile(c);  // an existing cache entry with the same key wins
+    }
+    auto map_compile = [&](Id old) {
+      auto it = compile_ids.find(old);
+      if (it == compile_ids.end())
+        throw Error(fmt::format("merge: '{}' run {} refers to missing compile {}", other_path,
+                                r.id, old));
+      return it->second;
+    };
+    for (CheckRow c : other.checks(r.id)) {
+      c.run_id = run_id;
+      c.compile_id = map_compile(c.compile_id);
+      insert_check(c);
+    }
+    std::map<Id, Id> measurement_ids;
+    for (MeasurementRow m : other.measurements(r.id)) {
+      const Id old = m.id;
+      m.run_id = run_id;
+      if (m.compile_id) m.compile_id = map_compile(*m.compile_id);
+      const auto samples = other.samples(old);
+      measurement_ids[old] = insert_measurement(m, samples);
+    }
+    for (BaselineRow b : other.baselines(r.id)) {
+      const auto samples = other.baseline_samples(b.id);
+      b.run_id = run_id;
+      insert_baseline(b, samples);
+    }
+    for (WinnerRow w : other.winners(r.id, OnInvalid::flag)) {
+      w.run_id = run_id;
+      if (w.measurement_id) {
+        auto it = measurement_ids.find(*w.measurement_id);
+        w.measurement_id = it == measurement_ids.end() ? std::nullopt
+                                                       : std::optional<Id>(it->second);
+      }
+      insert_winner(w);
+    }
+    for (const auto& sn : other.shape_names(r.id)) set_shape_name(run_id, sn.n, sn.k, sn.name);
+    ++res.runs_imported;
+  }
+  t.commit();
+  return res;
+}
+
+void Store::export_csv(const std::string& out_path) const {
+  std::ofstream out(out_path, std::ios::binary);
+  if (!out) throw Error(fmt::format("cannot write '{}'", out_path));
+  out << "run_uuid,run_status,spec_name,git_commit,device,arch,multiprocessors,driver_version,"
+         "runtime_version,compiler_version,kernel,dtype,n,k,m,wv,sk,mb,npw,nt,status,median_us,"
+         "ci_low_us,ci_high_us,n_samples,gbps,pct_of_ceiling,sm_clock_mhz,mem_clock_mhz,"
+         "source_hash,options,compile_key\n";
+  auto s = conn_->prepare(
+      "SELECT r.uuid, r.status, r.spec_name, r.git_commit, coalesce(d.name, ''), "
+      "coalesce(d.arch, ''), d.multiprocessors, coalesce(d.driver_version, ''), "
+      "coalesce(d.runtime_version, ''), coalesce(d.compiler_version, ''), m.kernel, m.dtype, m.n, "
+      "m.k, m.m, m.wv, m.sk, m.mb, m.npw, m.nt, m.status, m.median_us, m.ci_low_us, m.ci_high_us, "
+      "m.n_samples, m.gbps, m.pct_of_ceiling, m.sm_clock_mhz, m.mem_clock_mhz, "
+      "coalesce(c.source_hash, ''), coalesce(c.options, ''), coalesce(c.cache_key, '') "
+      "FROM measurements m JOIN runs r ON r.id = m.run_id LEFT JOIN devices d ON d.id = r.device_id "
+      "LEFT JOIN compiles c ON c.id = m.compile_id "
+      "ORDER BY r.started_at, r.id, m.kernel, m.dtype, m.n, m.k, m.m, m.id");
+  while (s.step()) {
+    std::string line;
+    for (int i = 0; i < 32; ++i) {
+      if (i) line += ',';
+      if (s.is_null(i)) continue;
+      // Text columns are quoted as needed; numbers print in SQLite's own text form.
+      line += csv_field(s.text(i));
+    }
+    out << line << '\n';
+  }
+  out.flush();
+  if (!out) throw Error(fmt::format("error writing '{}'", out_path));
+}
+
+}  // namespace r4::db
