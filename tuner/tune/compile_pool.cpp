@@ -6,18 +6,28 @@
 #include <mutex>
 #include <thread>
 
-#include "tuner/tune/sha256.hpp"
+#include <fmt/core.h>
+
+#include "db/sha256.hpp"
 
 namespace r4::tune {
 
 std::string compile_key(const gpu::CompileRequest& req, const std::string& compiler_version) {
-  Sha256 h;
-  h.field("r4tune-compile-v1").field(compiler_version).field(req.arch.name).field(req.source);
-  for (const auto& [name, text] : req.headers) h.field(name).field(text);
-  for (const auto& d : req.defines) h.field("-D" + d);
-  for (const auto& i : req.include_dirs) h.field("-I" + i);
-  for (const auto& o : req.extra_options) h.field(o);
-  return h.hex();
+  // Length-prefixed fields, so no two different requests concatenate to the same text.
+  std::string text;
+  auto field = [&text](std::string_view f) { text += fmt::format("{}:", f.size()).append(f); };
+  field("r4tune-compile-v1");
+  field(compiler_version);
+  field(req.arch.name);
+  field(req.source);
+  for (const auto& [name, body] : req.headers) {
+    field(name);
+    field(body);
+  }
+  for (const auto& d : req.defines) field("-D" + d);
+  for (const auto& i : req.include_dirs) field("-I" + i);
+  for (const auto& o : req.extra_options) field(o);
+  return db::sha256_hex(text);
 }
 
 std::vector<CompileOutcome> compile_all(
