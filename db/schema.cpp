@@ -81,6 +81,14 @@ CREATE TABLE compiles (
 );
 CREATE INDEX compiles_kernel ON compiles(kernel, arch);
 
+-- Which compiles (fresh or cache hits, pruned ones included) a run planned, so a report can say
+-- how many configs a run pruned even though the cache is shared.
+CREATE TABLE run_compiles (
+  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  compile_id INTEGER NOT NULL REFERENCES compiles(id),
+  PRIMARY KEY (run_id, compile_id)
+) WITHOUT ROWID;
+
 -- Correctness checks of one compiled config on one shape, before it is ever timed.
 CREATE TABLE checks (
   id         INTEGER PRIMARY KEY,

@@ -156,13 +156,18 @@ void Store::mark_partial(Id run_id, const std::string& note) {
   t.commit();
 }
 
-Id Store::insert_compile(const CompileRow& c) {
+Id Store::insert_compile(const CompileRow& c, std::optional<Id> run_id) {
   require_config(c.config, "a compile");
   if (c.cache_key.empty()) throw InvalidRow("refusing to store a compile without a cache key");
   Transaction t(*conn_);
   auto find = conn_->prepare("SELECT id FROM compiles WHERE cache_key = ?1");
   find.bind(1, c.cache_key);
-  if (find.step()) return find.i64(0);
+  if (find.step()) {
+    const Id id = find.i64(0);
+    if (run_id) link_compile(*run_id, id);
+    t.commit();
+    return id;
+  }
   auto s = conn_->prepare(
       "INSERT INTO compiles(cache_key, kernel, wv, sk, mb, npw, nt, arch, source_hash, options, "
       "compiler_version, registers, spill_bytes, stack_bytes, shared_bytes, compile_seconds, "
@@ -178,8 +183,17 @@ Id Store::insert_compile(const CompileRow& c) {
     s.bind(19, std::span<const std::byte>(c.binary));
   s.run();
   const Id id = conn_->last_insert_id();
+  if (run_id) link_compile(*run_id, id);
   t.commit();
   return id;
+}
+
+void Store::link_compile(Id run_id, Id compile_id) {
+  Transaction t(*conn_);
+  conn_->prepare("INSERT OR IGNORE INTO run_compiles(run_id, compile_id) VALUES (?1, ?2)")
+      .bind_all(run_id, compile_id)
+      .run();
+  t.commit();
 }
 
 Id Store::insert_check(const CheckRow& c) {

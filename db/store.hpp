@@ -79,7 +79,10 @@ class Store {
   void mark_partial(Id run, const std::string& note = {});
   [[nodiscard]] std::optional<CompileRow> find_compile(const std::string& cache_key) const;
   // Inserts, or returns the id of the row with the same cache_key (the cache's first entry wins).
-  Id insert_compile(const CompileRow& c);
+  // With a run, also records that the run used it (link_compile).
+  Id insert_compile(const CompileRow& c, std::optional<Id> run = std::nullopt);
+  // Records that `run` used compile `compile` (a cache hit). Idempotent.
+  void link_compile(Id run, Id compile);
   Id insert_check(const CheckRow& c);
   // The row and its samples, in one transaction.
   Id insert_measurement(const MeasurementRow& m, std::span<const double> samples = {});
@@ -105,8 +108,10 @@ class Store {
   [[nodiscard]] std::vector<BaselineRow> baselines(Id run) const;
   [[nodiscard]] std::vector<double> baseline_samples(Id baseline) const;
   [[nodiscard]] std::vector<CheckRow> checks(Id run) const;
-  // Compiles this run's checks or measurements refer to.
+  // Compiles this run linked, or that its checks or measurements refer to.
   [[nodiscard]] std::vector<CompileRow> compiles_for_run(Id run, bool with_binaries = false) const;
+  // In the order they were named (the spec's order).
+  // In the order they were named (the spec's order).
   [[nodiscard]] std::vector<ShapeNameRow> shape_names(Id run) const;
   // The name given to (n, k) in this run, or "NxK".
   [[nodiscard]] std::string shape_name(Id run, std::int64_t n, std::int64_t k) const;

@@ -31,7 +31,7 @@ MergeResult Store::merge(const std::string& other_path) {
     std::map<Id, Id> compile_ids;
     for (CompileRow c : other.compiles_for_run(r.id, true)) {
       const Id old = c.id;
-      compile_ids[old] = insert_compile(c);  // an existing cache entry with the same key wins
+      compile_ids[old] = insert_compile(c, run_id);  // an existing entry with the key wins
     }
     auto map_compile = [&](Id old) {
       auto it = compile_ids.find(old);

@@ -142,7 +142,8 @@ RunCounts Store::counts(Id run_id) const {
   c.winners = one("SELECT count(*) FROM winners WHERE run_id = ?1");
   c.compiles = one(
       "SELECT count(*) FROM compiles WHERE id IN (SELECT compile_id FROM checks WHERE run_id = ?1 "
-      "UNION SELECT compile_id FROM measurements WHERE run_id = ?1)");
+      "UNION SELECT compile_id FROM measurements WHERE run_id = ?1 "
+      "UNION SELECT compile_id FROM run_compiles WHERE run_id = ?1)");
   return c;
 }
 
@@ -337,7 +338,8 @@ std::optional<CompileRow> Store::find_compile(const std::string& cache_key) cons
 std::vector<CompileRow> Store::compiles_for_run(Id run_id, bool with_binaries) const {
   auto s = conn_->prepare(fmt::format(
       "SELECT {}, {} FROM compiles WHERE id IN (SELECT compile_id FROM checks WHERE run_id = ?1 "
-      "UNION SELECT compile_id FROM measurements WHERE run_id = ?1) ORDER BY id",
+      "UNION SELECT compile_id FROM measurements WHERE run_id = ?1 "
+      "UNION SELECT compile_id FROM run_compiles WHERE run_id = ?1) ORDER BY id",
       kCompileCols, with_binaries ? "binary" : "NULL"));
   s.bind(1, run_id);
   std::vector<CompileRow> out;
@@ -347,7 +349,7 @@ std::vector<CompileRow> Store::compiles_for_run(Id run_id, bool with_binaries) c
 
 std::vector<ShapeNameRow> Store::shape_names(Id run_id) const {
   auto s = conn_->prepare(
-      "SELECT run_id, n, k, name FROM shape_names WHERE run_id = ?1 ORDER BY n, k");
+      "SELECT run_id, n, k, name FROM shape_names WHERE run_id = ?1 ORDER BY rowid");
   s.bind(1, run_id);
   std::vector<ShapeNameRow> out;
   while (s.step()) out.push_back({s.i64(0), s.i64(1), s.i64(2), s.text(3)});

@@ -37,5 +37,8 @@ struct Command {
 
 int run_devices(std::span<const std::string> args);
 int run_compile(std::span<const std::string> args);
+int run_db(std::span<const std::string> args);
+int run_emit(std::span<const std::string> args);
+int run_report(std::span<const std::string> args);
 
 }  // namespace r4::cli

@@ -15,11 +15,14 @@ namespace {
 
 using r4::cli::Command;
 
-// The subcommand table. Later issues add sweep, emit, report, quant, db.
+// The subcommand table. Later issues add sweep and quant.
 constexpr Command kCommands[] = {
     {"devices", "list GPUs and their properties (--json)", r4::cli::run_devices},
     {"compile", "compile a kernel source for an arch and print its resources",
      r4::cli::run_compile},
+    {"db", "list, show, merge and export tuning databases", r4::cli::run_db},
+    {"emit", "write a run's tables as Python, C++ or JSON", r4::cli::run_emit},
+    {"report", "write a run's HTML and CSV report", r4::cli::run_report},
 };
 
 void print_help() {
