@@ -40,5 +40,7 @@ int run_compile(std::span<const std::string> args);
 int run_db(std::span<const std::string> args);
 int run_emit(std::span<const std::string> args);
 int run_report(std::span<const std::string> args);
+int run_sweep(std::span<const std::string> args);
+int run_worker(std::span<const std::string> args);
 
 }  // namespace r4::cli

@@ -17,6 +17,8 @@ using r4::cli::Command;
 
 // The subcommand table. Later issues add sweep and quant.
 constexpr Command kCommands[] = {
+    {"sweep", "tune a kernel family over a spec: compile, verify, measure, store",
+     r4::cli::run_sweep},
     {"devices", "list GPUs and their properties (--json)", r4::cli::run_devices},
     {"compile", "compile a kernel source for an arch and print its resources",
      r4::cli::run_compile},
@@ -24,6 +26,9 @@ constexpr Command kCommands[] = {
     {"emit", "write a run's tables as Python, C++ or JSON", r4::cli::run_emit},
     {"report", "write a run's HTML and CSV report", r4::cli::run_report},
 };
+
+// Internal: the sweep's device worker, not listed in --help.
+constexpr Command kWorker = {"worker", "", r4::cli::run_worker};
 
 void print_help() {
   fmt::print(
@@ -53,6 +58,7 @@ int main(int argc, char** argv) {
     fmt::print("r4tune {} ({})\n", r4::kVersion, r4::kGitCommit);
     return r4::cli::ok;
   }
+  if (sub == kWorker.name) return kWorker.run({});
   for (const auto& c : kCommands) {
     if (sub != c.name) continue;
     std::vector<std::string> rest(args.begin() + 1, args.end());

@@ -154,6 +154,7 @@ class Sweep {
   Spec spec_;
   db::Store& store_;
   db::Id run_ = 0;
+  gpu::Arch arch_;
   std::unique_ptr<worker::WorkerProcess> worker_;
   int worker_generation_ = -1;  // the worker start count our setup was sent to
   json shape_request_;
@@ -272,8 +273,7 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, kernels::KernelId id, int m
   const std::string kname(kernels::name(id));
   if (raced_.count({kname, sh.n, sh.k, m})) return;  // done before a --resume
   const kernels::Shape shape{sh.n, sh.k, m};
-  const auto& arch_name = store_.run_device(store_.run(run_))->arch;
-  const auto arch = gpu::Arch::from(arch_name);
+  const auto& arch = arch_;
 
   // Verify every candidate at this (shape, M) before it can be timed.
   std::vector<Unit*> cands;
@@ -581,6 +581,7 @@ int Sweep::run() {
     return 2;
   }
   if (!backend) backend = gpu::make_backend(arch.vendor);
+  arch_ = arch;
 
   // The run: resumed or new.
   std::optional<db::Id> device_id;

@@ -1,0 +1,51 @@
+// r4tune sweep SPEC: the tuner end to end (tuner/tune/sweep.hpp).
+#include <fmt/core.h>
+
+#include "db/sqlite.hpp"
+#include "db/store.hpp"
+#include "tuner/cli/command.hpp"
+#include "tuner/cli/options.hpp"
+#include "tuner/tune/spec.hpp"
+#include "tuner/tune/sweep.hpp"
+
+namespace r4::cli {
+
+int run_sweep(std::span<const std::string> args) {
+  po::options_description desc("options");
+  tune::SweepOptions o;
+  desc.add_options()("spec", po::value(&o.spec_path)->required(), "sweep spec (configs/*.toml)")(
+      "db", po::value(&o.db_path)->default_value("r4tune.db"), "SQLite database")(
+      "resume", "continue the newest unfinished run of this spec on this device")(
+      "compile-only", "plan, compile and prune; time nothing (works without a GPU)")(
+      "arch", po::value(&o.arch), "target arch for --compile-only (default: the device's, else "
+                                  "the spec's compile.arch)")(
+      "device", po::value(&o.device)->default_value(0), "GPU index")(
+      "threads", po::value(&o.threads)->default_value(0), "compile threads (0: all cores)")(
+      "quiet,q", "no progress output")("json", "print the closing summary as JSON on stdout")(
+      "plain", "plain progress lines even on a terminal")(
+      "verify-timeout-ms", po::value(&o.verify_timeout_ms)->default_value(30000),
+      "a verification slower than this is killed and recorded as a timeout")(
+      "sample-timeout-ms", po::value(&o.sample_timeout_ms)->default_value(30000),
+      "a timing sample slower than this is killed and recorded as a failure");
+  po::positional_options_description pos;
+  pos.add("spec", 1);
+  po::variables_map vm;
+  if (!parse(args, "r4tune sweep SPEC [--db PATH] [--resume] [--compile-only] [options]", desc,
+             pos, vm))
+    return ok;
+  o.resume = vm.count("resume") > 0;
+  o.compile_only = vm.count("compile-only") > 0;
+  o.json = vm.count("json") > 0;
+  o.progress = vm.count("quiet") ? tune::ProgressMode::quiet
+               : vm.count("plain") ? tune::ProgressMode::plain
+                                   : tune::default_progress_mode();
+  try {
+    return tune::run_sweep(o);
+  } catch (const tune::SpecError& e) {
+    throw InputError(e.what());
+  } catch (const db::Error& e) {
+    throw InputError(fmt::format("database {}: {}", o.db_path, e.what()));
+  }
+}
+
+}  // namespace r4::cli
