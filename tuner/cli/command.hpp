@@ -37,5 +37,6 @@ struct Command {
 
 int run_devices(std::span<const std::string> args);
 int run_compile(std::span<const std::string> args);
+int run_quant(std::span<const std::string> args);
 
 }  // namespace r4::cli

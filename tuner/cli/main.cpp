@@ -20,6 +20,8 @@ constexpr Command kCommands[] = {
     {"devices", "list GPUs and their properties (--json)", r4::cli::run_devices},
     {"compile", "compile a kernel source for an arch and print its resources",
      r4::cli::run_compile},
+    {"quant", "quantise / pack / inspect safetensors weights (int4, mxfp4, gptq, inspect)",
+     r4::cli::run_quant},
 };
 
 void print_help() {
