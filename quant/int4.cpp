@@ -89,7 +89,7 @@ struct GroupResult {
 // s16), -8, 7); err = sum((q * s16 - w)^2), every step in float32 and NaN-propagating like torch
 // (an all-zero group has s16 = 0, 0/0 = NaN, and its candidate 0 is kept as in the seed).
 template <int G>
-GroupResult search_group(const float* w, int group, const float* factors, int ncand, float* err) {
+[[gnu::always_inline]] inline GroupResult search_group(const float* w, int group, const float* factors, int ncand, float* err) {
   const int g = G > 0 ? G : group;
   float amax = 0.0F;
   for (int j = 0; j < g; ++j) {
@@ -123,7 +123,7 @@ GroupResult search_group(const float* w, int group, const float* factors, int nc
 }
 
 template <int G>
-void quantize_row(const float* w, std::int64_t k, int group, const float* factors, int ncand,
+[[gnu::always_inline]] inline void quantize_row(const float* w, std::int64_t k, int group, const float* factors, int ncand,
                   std::int8_t* q, float* scale, float* err, double& sse, double& ssq) {
   const std::int64_t groups = k / group;
   for (std::int64_t gi = 0; gi < groups; ++gi) {
@@ -149,6 +149,27 @@ void quantize_row(const float* w, std::int64_t k, int group, const float* factor
     sse += s;
     ssq += n;
   }
+}
+
+// The row kernels, compiled once per ISA and picked at load time (GCC's target_clones). Wider
+// vectors change nothing numerically: every lane does the same IEEE float32 operations, the sum
+// order is fixed by torch_sum_128 / torch_sum_f32, and -ffp-contract=off keeps FMAs out.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define R4_QUANT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define R4_QUANT_CLONES
+#endif
+
+R4_QUANT_CLONES void quantize_row_128(const float* w, std::int64_t k, const float* factors,
+                                      int ncand, std::int8_t* q, float* scale, float* err,
+                                      double& sse, double& ssq) {
+  quantize_row<128>(w, k, 128, factors, ncand, q, scale, err, sse, ssq);
+}
+
+R4_QUANT_CLONES void quantize_row_any(const float* w, std::int64_t k, int group,
+                                      const float* factors, int ncand, std::int8_t* q,
+                                      float* scale, float* err, double& sse, double& ssq) {
+  quantize_row<0>(w, k, group, factors, ncand, q, scale, err, sse, ssq);
 }
 
 }  // namespace
@@ -211,11 +232,11 @@ Int4Quantized quantize_int4(const MatrixView& w, int group, int clip_steps, Prog
           std::int8_t* q = out.q.data() + r * k;
           float* s = out.scale.data() + r * (k / group);
           if (group == 128)
-            quantize_row<128>(row.data(), k, group, factors.data(), ncand, q, s, err.data(),
-                              sse[ri], ssq[ri]);
+            quantize_row_128(row.data(), k, factors.data(), ncand, q, s, err.data(), sse[ri],
+                             ssq[ri]);
           else
-            quantize_row<0>(row.data(), k, group, factors.data(), ncand, q, s, err.data(),
-                            sse[ri], ssq[ri]);
+            quantize_row_any(row.data(), k, group, factors.data(), ncand, q, s, err.data(),
+                             sse[ri], ssq[ri]);
           const auto d = done.fetch_add(1) + 1;
           if (progress != nullptr && r0 == 0 && (r % 64 == 63 || r + 1 == r1))
             progress(progress_ctx, d);
