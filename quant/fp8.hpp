@@ -16,8 +16,7 @@ inline constexpr int kFp8Block = 128;  // the checkpoint's block, a property of 
 [[nodiscard]] std::vector<float> dequant_block_fp8(std::span<const std::uint8_t> weight,
                                                    std::int64_t n, std::int64_t k,
                                                    std::span<const float> scale_inv,
-                                                   std::int64_t scale_rows,
-                                                   std::int64_t scale_cols,
+                                                   std::int64_t scale_rows, std::int64_t scale_cols,
                                                    int block = kFp8Block);
 
 }  // namespace r4::quant

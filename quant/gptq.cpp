@@ -25,13 +25,13 @@ std::int64_t count_asymmetric(std::span<const std::uint32_t> qzeros) {
 void require_symmetric(std::span<const std::uint32_t> qzeros) {
   const auto bad = count_asymmetric(qzeros);
   if (bad != 0)
-    throw AsymmetricError("AutoRound checkpoint is not symmetric: " + std::to_string(bad) +
-                          " of " + std::to_string(qzeros.size()) +
+    throw AsymmetricError("AutoRound checkpoint is not symmetric: " + std::to_string(bad) + " of " +
+                          std::to_string(qzeros.size()) +
                           " qzeros words differ from 0x77777777 (zero != 8)");
 }
 
-std::vector<std::uint32_t> transpose_qweight(std::span<const std::uint32_t> qweight,
-                                             std::int64_t k, std::int64_t n) {
+std::vector<std::uint32_t> transpose_qweight(std::span<const std::uint32_t> qweight, std::int64_t k,
+                                             std::int64_t n) {
   check_k(k);
   const std::int64_t kw = k / kGptqPack;
   if (static_cast<std::int64_t>(qweight.size()) != kw * n)
@@ -66,7 +66,8 @@ std::vector<float> dequant_gptq(std::span<const std::uint32_t> qweight_t,
   for (std::int64_t r = 0; r < n; ++r)
     for (std::int64_t c = 0; c < k; ++c) {
       const auto i = static_cast<std::size_t>(r * k + c);
-      const float s = f16_bits_to_f32(scales_f16[static_cast<std::size_t>((c / kGptqGroup) * n + r)]);
+      const float s =
+          f16_bits_to_f32(scales_f16[static_cast<std::size_t>((c / kGptqGroup) * n + r)]);
       w[i] = (static_cast<float>(codes[i]) - 8.0F) * s;
     }
   return w;

@@ -89,7 +89,9 @@ struct GroupResult {
 // s16), -8, 7); err = sum((q * s16 - w)^2), every step in float32 and NaN-propagating like torch
 // (an all-zero group has s16 = 0, 0/0 = NaN, and its candidate 0 is kept as in the seed).
 template <int G>
-[[gnu::always_inline]] inline GroupResult search_group(const float* w, int group, const float* factors, int ncand, float* err) {
+[[gnu::always_inline]] inline GroupResult search_group(const float* w, int group,
+                                                       const float* factors, int ncand,
+                                                       float* err) {
   const int g = G > 0 ? G : group;
   float amax = 0.0F;
   for (int j = 0; j < g; ++j) {
@@ -123,8 +125,10 @@ template <int G>
 }
 
 template <int G>
-[[gnu::always_inline]] inline void quantize_row(const float* w, std::int64_t k, int group, const float* factors, int ncand,
-                  std::int8_t* q, float* scale, float* err, double& sse, double& ssq) {
+[[gnu::always_inline]] inline void quantize_row(const float* w, std::int64_t k, int group,
+                                                const float* factors, int ncand, std::int8_t* q,
+                                                float* scale, float* err, double& sse,
+                                                double& ssq) {
   const std::int64_t groups = k / group;
   for (std::int64_t gi = 0; gi < groups; ++gi) {
     const float* x = w + gi * group;
@@ -167,8 +171,8 @@ R4_QUANT_CLONES void quantize_row_128(const float* w, std::int64_t k, const floa
 }
 
 R4_QUANT_CLONES void quantize_row_any(const float* w, std::int64_t k, int group,
-                                      const float* factors, int ncand, std::int8_t* q,
-                                      float* scale, float* err, double& sse, double& ssq) {
+                                      const float* factors, int ncand, std::int8_t* q, float* scale,
+                                      float* err, double& sse, double& ssq) {
   quantize_row<0>(w, k, group, factors, ncand, q, scale, err, sse, ssq);
 }
 
@@ -195,8 +199,8 @@ Int4Quantized quantize_int4(const MatrixView& w, int group, int clip_steps, Prog
                             void* progress_ctx) {
   if (group < 1) throw std::invalid_argument("group must be >= 1");
   if (w.cols % group != 0)
-    throw std::invalid_argument("K = " + std::to_string(w.cols) + " is not a multiple of the group " +
-                                std::to_string(group));
+    throw std::invalid_argument("K = " + std::to_string(w.cols) +
+                                " is not a multiple of the group " + std::to_string(group));
   const std::int64_t n = w.rows;
   const std::int64_t k = w.cols;
   const int ncand = std::max(clip_steps, 1);
@@ -235,8 +239,8 @@ Int4Quantized quantize_int4(const MatrixView& w, int group, int clip_steps, Prog
             quantize_row_128(row.data(), k, factors.data(), ncand, q, s, err.data(), sse[ri],
                              ssq[ri]);
           else
-            quantize_row_any(row.data(), k, group, factors.data(), ncand, q, s, err.data(),
-                             sse[ri], ssq[ri]);
+            quantize_row_any(row.data(), k, group, factors.data(), ncand, q, s, err.data(), sse[ri],
+                             ssq[ri]);
           const auto d = done.fetch_add(1) + 1;
           if (progress != nullptr && r0 == 0 && (r % 64 == 63 || r + 1 == r1))
             progress(progress_ctx, d);
@@ -275,7 +279,8 @@ std::vector<float> dequantize_int4(std::span<const std::int8_t> q, std::span<con
         for (std::int64_t r = r0; r < r1; ++r)
           for (std::int64_t c = 0; c < k; ++c) {
             const auto i = static_cast<std::size_t>(r * k + c);
-            const float s16 = round_f16(scale[static_cast<std::size_t>(r * (k / group) + c / group)]);
+            const float s16 =
+                round_f16(scale[static_cast<std::size_t>(r * (k / group) + c / group)]);
             out[i] = round_bf16(static_cast<float>(q[i]) * s16);
           }
       },

@@ -16,10 +16,10 @@
 namespace r4::quant {
 
 struct Int4Quantized {
-  std::vector<std::int8_t> q;   // [N, K], -8..7
-  std::vector<float> scale;     // [N, K/group], f32 (the seed keeps the unrounded scale)
-  double sq_error = 0.0;        // sum over all weights of (q*f16(scale) - w)^2
-  double sq_norm = 0.0;         // sum of w^2
+  std::vector<std::int8_t> q;  // [N, K], -8..7
+  std::vector<float> scale;    // [N, K/group], f32 (the seed keeps the unrounded scale)
+  double sq_error = 0.0;       // sum over all weights of (q*f16(scale) - w)^2
+  double sq_norm = 0.0;        // sum of w^2
   [[nodiscard]] double relative_rms() const;  // sqrt(sq_error / sq_norm), 0 for an all-zero W
 };
 
@@ -28,11 +28,11 @@ using ProgressFn = void (*)(void* ctx, std::int64_t rows_done);
 
 // W is read row by row as f32 (F32, F16, BF16, F64). Throws std::invalid_argument when
 // K % group != 0 or group < 1. Runs on all cores.
-[[nodiscard]] Int4Quantized quantize_int4(const MatrixView& w, int group = 128,
-                                          int clip_steps = 20, ProgressFn progress = nullptr,
+[[nodiscard]] Int4Quantized quantize_int4(const MatrixView& w, int group = 128, int clip_steps = 20,
+                                          ProgressFn progress = nullptr,
                                           void* progress_ctx = nullptr);
-[[nodiscard]] Int4Quantized quantize_int4(std::span<const float> w, std::int64_t n,
-                                          std::int64_t k, int group = 128, int clip_steps = 20);
+[[nodiscard]] Int4Quantized quantize_int4(std::span<const float> w, std::int64_t n, std::int64_t k,
+                                          int group = 128, int clip_steps = 20);
 
 // The seed's dequantize: q * f16(scale), rounded to bf16; returned as f32 holding bf16 values.
 [[nodiscard]] std::vector<float> dequantize_int4(std::span<const std::int8_t> q,

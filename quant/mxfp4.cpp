@@ -114,8 +114,7 @@ double Mxfp4Quantized::relative_rms() const {
   return sq_norm > 0.0 ? std::sqrt(sq_error / sq_norm) : 0.0;
 }
 
-Mxfp4Quantized quant_mxfp4(std::span<const float> w, std::int64_t n, std::int64_t k,
-                           ExpRule rule) {
+Mxfp4Quantized quant_mxfp4(std::span<const float> w, std::int64_t n, std::int64_t k, ExpRule rule) {
   if (k % kMxBlock != 0)
     throw std::invalid_argument("quant_mxfp4: K = " + std::to_string(k) +
                                 " is not a multiple of 32");
@@ -190,9 +189,9 @@ std::vector<float> dequant_mxfp4(std::span<const std::uint8_t> packed,
   auto v = unpack_e2m1(packed, n, k);
   for (std::int64_t r = 0; r < n; ++r)
     for (std::int64_t c = 0; c < k; ++c) {
-      const float s = std::exp2(static_cast<float>(e8m0[static_cast<std::size_t>(
-                                    r * (k / kMxBlock) + c / kMxBlock)]) -
-                                127.0F);
+      const float s = std::exp2(
+          static_cast<float>(e8m0[static_cast<std::size_t>(r * (k / kMxBlock) + c / kMxBlock)]) -
+          127.0F);
       v[static_cast<std::size_t>(r * k + c)] *= s;
     }
   return v;

@@ -19,16 +19,16 @@ namespace r4::quant {
     return static_cast<std::uint16_t>(sign | 0x7C00U | (ax > 0x7F800000U ? 0x0200U : 0U));
   }
   if (ax >= 0x477FF000U) return static_cast<std::uint16_t>(sign | 0x7C00U);  // rounds past 65504
-  if (ax >= 0x38800000U) {  // normal f16 range
+  if (ax >= 0x38800000U) {                                                   // normal f16 range
     const std::uint32_t mant_lsb = (ax >> 13) & 1U;
     const std::uint32_t r = ax + 0x00000FFFU + mant_lsb;  // round half to even at bit 13
     return static_cast<std::uint16_t>(sign | ((r - 0x38000000U) >> 13));
   }
   if (ax < 0x33000000U) return sign;  // below half the smallest subnormal: +-0
   // Subnormal f16: value = m * 2^-24, m = round_even(ax_value * 2^24).
-  const std::uint32_t e = ax >> 23;                      // biased f32 exponent, 102..112
+  const std::uint32_t e = ax >> 23;                          // biased f32 exponent, 102..112
   const std::uint32_t m = (ax & 0x007FFFFFU) | 0x00800000U;  // 24-bit significand
-  const std::uint32_t shift = 126U - e;                   // 14..24
+  const std::uint32_t shift = 126U - e;                      // 14..24
   const std::uint32_t q = m >> shift;
   const std::uint32_t rem = m & ((1U << shift) - 1U);
   const std::uint32_t half = 1U << (shift - 1U);
@@ -49,7 +49,9 @@ namespace r4::quant {
 }
 
 // f32 rounded through f16 and back: the scale the kernels actually multiply by.
-[[nodiscard]] constexpr float round_f16(float f) { return f16_bits_to_f32(f32_to_f16_bits(f)); }
+[[nodiscard]] constexpr float round_f16(float f) {
+  return f16_bits_to_f32(f32_to_f16_bits(f));
+}
 
 // f32 -> bfloat16 bits, round to nearest even; NaN stays a quiet NaN.
 [[nodiscard]] constexpr std::uint16_t f32_to_bf16_bits(float f) {
@@ -63,7 +65,9 @@ namespace r4::quant {
   return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
 }
 
-[[nodiscard]] constexpr float round_bf16(float f) { return bf16_bits_to_f32(f32_to_bf16_bits(f)); }
+[[nodiscard]] constexpr float round_bf16(float f) {
+  return bf16_bits_to_f32(f32_to_bf16_bits(f));
+}
 
 // float8_e4m3fn: 1 sign, 4 exponent (bias 7), 3 mantissa; no infinities, 0x7F / 0xFF are NaN.
 [[nodiscard]] constexpr float e4m3_to_f32(std::uint8_t b) {

@@ -24,9 +24,8 @@ void check_shape(std::int64_t n, std::int64_t k, int group, std::size_t q_size,
     throw std::invalid_argument(w + ": K = " + std::to_string(k) +
                                 " is not a multiple of the group " + std::to_string(group));
   if (k % lay::kKPerBlock != 0)
-    throw std::invalid_argument(w + ": layout gfx12 needs K % " +
-                                std::to_string(lay::kKPerBlock) + " == 0, K = " +
-                                std::to_string(k));
+    throw std::invalid_argument(w + ": layout gfx12 needs K % " + std::to_string(lay::kKPerBlock) +
+                                " == 0, K = " + std::to_string(k));
   if (static_cast<std::int64_t>(q_size) != n * k ||
       static_cast<std::int64_t>(scale_size) != n * (k / group))
     throw std::invalid_argument(w + ": codes or scales do not match N = " + std::to_string(n) +
@@ -55,12 +54,13 @@ Packed pack_gfx12(std::span<const std::int8_t> q, std::span<const float> scale, 
           for (std::int64_t kb = 0; kb < blocks; ++kb)
             for (int lh = 0; lh < 2; ++lh)
               for (int r = 0; r < lay::kTileRows; ++r) {
-                const std::int8_t* row = q.data() + (t * lay::kTileRows + r) * k +
-                                         kb * lay::kKPerBlock;
+                const std::int8_t* row =
+                    q.data() + (t * lay::kTileRows + r) * k + kb * lay::kKPerBlock;
                 for (int s = 0; s < 4; ++s) {
                   std::uint32_t d = 0;
                   for (int i = 0; i < lay::kNibbles; ++i) {
-                    const auto code = static_cast<std::uint32_t>(row[lay::block_k(lh, s, i)]) & 0xFU;
+                    const auto code =
+                        static_cast<std::uint32_t>(row[lay::block_k(lh, s, i)]) & 0xFU;
                     d |= code << (4 * i);
                   }
                   *out++ = d;
@@ -69,7 +69,8 @@ Packed pack_gfx12(std::span<const std::int8_t> q, std::span<const float> scale, 
           for (std::int64_t g = 0; g < groups; ++g)
             for (int r = 0; r < lay::kTileRows; ++r) {
               const std::int64_t row = t * lay::kTileRows + r;
-              const std::uint32_t lo = f32_to_f16_bits(scale[static_cast<std::size_t>(row * groups + g)]);
+              const std::uint32_t lo =
+                  f32_to_f16_bits(scale[static_cast<std::size_t>(row * groups + g)]);
               p.wsz[static_cast<std::size_t>(lay::wsz_index(row, g, groups))] =
                   lo | (lay::kScaleHigh << 16);
             }

@@ -48,8 +48,8 @@ Raw parse_entry(const std::string& name, const json& e, std::uint64_t data_size)
     throw FormatError(fmt::format("tensor '{}': missing or non-string \"dtype\"", name));
   const auto parsed = parse_dtype(dt->get_ref<const std::string&>());
   if (!parsed)
-    throw FormatError(fmt::format("tensor '{}': unknown dtype \"{}\"", name,
-                                  dt->get_ref<const std::string&>()));
+    throw FormatError(
+        fmt::format("tensor '{}': unknown dtype \"{}\"", name, dt->get_ref<const std::string&>()));
   r.info.dtype = *parsed;
   const auto sh = e.find("shape");
   if (sh == e.end() || !sh->is_array())
@@ -111,9 +111,10 @@ Parsed parse_safetensors(std::span<const std::byte> file) {
   if (hlen > kMaxHeader)
     throw FormatError(fmt::format("header length {} exceeds the {} byte limit", hlen, kMaxHeader));
   if (hlen > file.size() - 8)
-    throw FormatError(fmt::format("truncated: header length {} runs past the end of the file ({} "
-                                  "bytes after the length field)",
-                                  hlen, file.size() - 8));
+    throw FormatError(
+        fmt::format("truncated: header length {} runs past the end of the file ({} "
+                    "bytes after the length field)",
+                    hlen, file.size() - 8));
   const auto* text = reinterpret_cast<const char*>(file.data() + 8);
   const std::uint64_t data_size = file.size() - 8 - hlen;
 
@@ -167,9 +168,9 @@ Parsed parse_safetensors(std::span<const std::byte> file) {
     prev = &r.info.name;
   }
   if (pos != data_size)
-    throw FormatError(fmt::format(
-        "data section is {} bytes but the tensors cover {} (trailing or missing bytes)",
-        data_size, pos));
+    throw FormatError(
+        fmt::format("data section is {} bytes but the tensors cover {} (trailing or missing bytes)",
+                    data_size, pos));
   const std::byte* data = file.data() + 8 + hlen;
   for (auto& r : raws) {
     r.info.bytes = std::span<const std::byte>(data + r.begin, r.end - r.begin);
@@ -231,9 +232,9 @@ void SafetensorsWriter::add(std::string name, DType dtype, std::vector<std::int6
   std::uint64_t numel = 1;
   for (auto d : shape) numel *= static_cast<std::uint64_t>(d);
   if (numel * dtype_size(dtype) != bytes.size())
-    throw std::invalid_argument(fmt::format("SafetensorsWriter: '{}' shape {} {} needs {} bytes, got {}",
-                                            name, shape_str(shape), to_string(dtype),
-                                            numel * dtype_size(dtype), bytes.size()));
+    throw std::invalid_argument(
+        fmt::format("SafetensorsWriter: '{}' shape {} {} needs {} bytes, got {}", name,
+                    shape_str(shape), to_string(dtype), numel * dtype_size(dtype), bytes.size()));
   for (const auto& e : entries_)
     if (e.name == name)
       throw std::invalid_argument(fmt::format("SafetensorsWriter: duplicate name '{}'", name));

@@ -29,16 +29,20 @@ namespace r4 {
 namespace layout {
 namespace gfx12 {
 
-constexpr int kTileRows = 16;    // rows per wsz/wq tile (the WMMA N dimension)
-constexpr int kKPerBlock = 64;   // KPB: K per packed block, four 16-wide k steps
-constexpr int kNibbles = 8;      // codes per dword
+constexpr int kTileRows = 16;                 // rows per wsz/wq tile (the WMMA N dimension)
+constexpr int kKPerBlock = 64;                // KPB: K per packed block, four 16-wide k steps
+constexpr int kNibbles = 8;                   // codes per dword
 constexpr unsigned int kScaleHigh = 0xE408u;  // f16 bits of -(1024 + 8)
 
 // KOFF[i]: k offset inside the 16-wide step of nibble i, before the lane half's 4*lh.
-R4_GFX12_FN int koff(int i) { return (i & 1) ? 8 + (i >> 1) : (i >> 1); }
+R4_GFX12_FN int koff(int i) {
+  return (i & 1) ? 8 + (i >> 1) : (i >> 1);
+}
 
 // Position of nibble i of the dword for (t, kb, lh, r, s), as k inside the 64-wide block.
-R4_GFX12_FN int block_k(int lh, int s, int i) { return 16 * s + 4 * lh + koff(i); }
+R4_GFX12_FN int block_k(int lh, int s, int i) {
+  return 16 * s + 4 * lh + koff(i);
+}
 
 // Index of the dword holding W[n, k] (K = row length) and the nibble it occupies.
 R4_GFX12_FN long long wq_dword(long long n, long long k, long long K) {

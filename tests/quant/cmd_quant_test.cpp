@@ -63,7 +63,8 @@ TEST(CmdQuant, Int4GaussianRoundTripIsAbout0101) {
   SafetensorsWriter w;
   const auto v = gaussian(static_cast<std::size_t>(n * k), 5);
   w.add_values<float>("layer.weight", DType::f32, {n, k}, v);
-  w.add_values<float>("layer.bias", DType::f32, {n}, std::span(v).first(static_cast<std::size_t>(n)));
+  w.add_values<float>("layer.bias", DType::f32, {n},
+                      std::span(v).first(static_cast<std::size_t>(n)));
   w.write(tmp("gauss.safetensors"));
   const auto r = r4tune("int4 " + tmp("gauss.safetensors").string() + " " +
                         tmp("gauss_q.safetensors").string() + " --layout gfx12");
@@ -101,8 +102,9 @@ TEST(CmdQuant, Int4TakesBf16AndBlockFp8WithItsScale) {
   const std::vector<float> sinv = {0.5F, 0.25F};
   w.add_values<float>("b.weight_scale_inv", DType::f32, {1, 2}, sinv);
   w.write(tmp("mixed.safetensors"));
-  const auto r = r4tune("int4 " + tmp("mixed.safetensors").string() + " " + tmp("mixed_q.safetensors").string() +
-                        " --group 64 --clip-steps 5 --tensors weight$");
+  const auto r =
+      r4tune("int4 " + tmp("mixed.safetensors").string() + " " +
+             tmp("mixed_q.safetensors").string() + " --group 64 --clip-steps 5 --tensors weight$");
   ASSERT_EQ(r.rc, 0) << r.out;
   const SafetensorsFile f(tmp("mixed_q.safetensors"));
   EXPECT_NE(f.find("a.weight.q"), nullptr);
@@ -198,8 +200,8 @@ TEST(CmdQuant, Mxfp4FromFloatAndNvfp4) {
   const auto v = gaussian(64 * 256, 9);
   w.add_values<float>("d.weight", DType::f32, {64, 256}, v);
   w.write(tmp("nv.safetensors"));
-  const auto r = r4tune("mxfp4 " + tmp("nv.safetensors").string() + " " +
-                        tmp("nv_out.safetensors").string());
+  const auto r =
+      r4tune("mxfp4 " + tmp("nv.safetensors").string() + " " + tmp("nv_out.safetensors").string());
   ASSERT_EQ(r.rc, 0) << r.out;
   const SafetensorsFile f(tmp("nv_out.safetensors"));
   EXPECT_EQ(test::values<std::uint8_t>(f.at("m.weight")),

@@ -62,12 +62,11 @@ Compare compare(const std::vector<float>& w, std::int64_t n, std::int64_t k, int
       ++c.groups;
       const auto si = static_cast<std::size_t>(r * (k / group) + g);
       const auto qi = static_cast<std::size_t>(r * k + g * group);
-      const bool same_s = std::bit_cast<std::uint32_t>(got.scale[si]) ==
-                          std::bit_cast<std::uint32_t>(want_s[si]);
-      const bool same_q =
-          std::equal(got.q.begin() + static_cast<std::ptrdiff_t>(qi),
-                     got.q.begin() + static_cast<std::ptrdiff_t>(qi) + group,
-                     want_q.begin() + static_cast<std::ptrdiff_t>(qi));
+      const bool same_s =
+          std::bit_cast<std::uint32_t>(got.scale[si]) == std::bit_cast<std::uint32_t>(want_s[si]);
+      const bool same_q = std::equal(got.q.begin() + static_cast<std::ptrdiff_t>(qi),
+                                     got.q.begin() + static_cast<std::ptrdiff_t>(qi) + group,
+                                     want_q.begin() + static_cast<std::ptrdiff_t>(qi));
       if (same_s && same_q) continue;
       ++c.mismatched;
       const float e_got = group_error(&w[qi], &got.q[qi], got.scale[si], group);
@@ -102,16 +101,16 @@ TEST(Int4, SpecialInputsMatchSeed) {
   const SafetensorsFile f(fixture_path("int4_special.safetensors"));
   const auto w = values<float>(f.at("w"));
   const auto got = quantize_int4(w, 32, 512, 128, 20);
-  const auto c = compare(w, 32, 512, 128, got, values<std::int8_t>(f.at("q")),
-                         values<float>(f.at("scale")));
+  const auto c =
+      compare(w, 32, 512, 128, got, values<std::int8_t>(f.at("q")), values<float>(f.at("scale")));
   EXPECT_EQ(c.mismatched, 0);
   const auto got64 = quantize_int4(w, 32, 512, 64, 7);
   const auto c64 = compare(w, 32, 512, 64, got64, values<std::int8_t>(f.at("q_g64")),
                            values<float>(f.at("scale_g64")));
   EXPECT_EQ(c64.mismatched, 0);
 
-  const auto deq = dequantize_int4(values<std::int8_t>(f.at("q")), values<float>(f.at("scale")),
-                                   32, 512, 128);
+  const auto deq =
+      dequantize_int4(values<std::int8_t>(f.at("q")), values<float>(f.at("scale")), 32, 512, 128);
   const auto want_d = values<std::uint16_t>(f.at("dequant"));
   for (std::size_t i = 0; i < want_d.size(); ++i)
     ASSERT_EQ(f32_to_bf16_bits(deq[i]), want_d[i]) << i;

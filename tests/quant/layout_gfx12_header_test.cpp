@@ -27,4 +27,6 @@ static_assert(inverse_matches());
 static_assert(g::kScaleHigh == 0xE408u);
 }  // namespace
 
-int gfx12_header_compiles_standalone() { return g::koff(1); }
+int gfx12_header_compiles_standalone() {
+  return g::koff(1);
+}

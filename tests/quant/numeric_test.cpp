@@ -26,13 +26,13 @@ TEST(Numeric, F16RoundsToNearestEven) {
   EXPECT_EQ(f32_to_f16_bits(-(1024.0F + 8.0F)), 0xE408);  // the layouts' scale high half
   EXPECT_EQ(f32_to_f16_bits(65504.0F), 0x7BFF);
   EXPECT_EQ(f32_to_f16_bits(65519.99F), 0x7BFF);
-  EXPECT_EQ(f32_to_f16_bits(65520.0F), 0x7C00);  // tie at the top rounds to even = inf
+  EXPECT_EQ(f32_to_f16_bits(65520.0F), 0x7C00);         // tie at the top rounds to even = inf
   EXPECT_EQ(f32_to_f16_bits(1.0F + 0x1p-11F), 0x3C00);  // tie -> even
   EXPECT_EQ(f32_to_f16_bits(1.0F + 0x1p-11F + 0x1p-20F), 0x3C01);
   EXPECT_EQ(f32_to_f16_bits(0x1p-25F), 0x0000);  // half the smallest subnormal -> 0 (even)
   EXPECT_EQ(f32_to_f16_bits(0x1.8p-25F), 0x0001);
-  EXPECT_EQ(f32_to_f16_bits(1e-12F), 0x0000);  // the quantiser's floor scale underflows
-  EXPECT_EQ(f32_to_bf16_bits(1.0F + 0x1p-8F), 0x3F80);  // tie -> even
+  EXPECT_EQ(f32_to_f16_bits(1e-12F), 0x0000);             // the quantiser's floor scale underflows
+  EXPECT_EQ(f32_to_bf16_bits(1.0F + 0x1p-8F), 0x3F80);    // tie -> even
   EXPECT_EQ(f32_to_bf16_bits(1.0F + 0x1.8p-7F), 0x3F82);  // tie -> even (up)
   EXPECT_EQ(f32_to_bf16_bits(1.0F + 0x1.8p-8F), 0x3F81);
 }

@@ -37,27 +37,33 @@ void BM_QuantizeInt4(benchmark::State& state) {
     benchmark::DoNotOptimize(r.q.data());
   }
   const auto iters = static_cast<double>(state.iterations());
-  state.counters["GB/s_in"] = benchmark::Counter(iters * static_cast<double>(n * k * 2) / 1e9,
-                                                 benchmark::Counter::kIsRate);
+  state.counters["GB/s_in"] =
+      benchmark::Counter(iters * static_cast<double>(n * k * 2) / 1e9, benchmark::Counter::kIsRate);
   state.counters["weights/s"] =
       benchmark::Counter(iters * static_cast<double>(n * k), benchmark::Counter::kIsRate);
   state.counters["rel_rms"] = rel;
   state.counters["threads"] = r4::quant::worker_count();
 }
-BENCHMARK(BM_QuantizeInt4)->Args({17408, 5120})->Unit(benchmark::kSecond)->UseRealTime()->Iterations(2);
+BENCHMARK(BM_QuantizeInt4)
+    ->Args({17408, 5120})
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(2);
 
 void BM_PackGfx12(benchmark::State& state) {
   const std::int64_t n = 17408;
   const std::int64_t k = 5120;
   std::vector<std::int8_t> q(static_cast<std::size_t>(n * k));
-  for (std::size_t i = 0; i < q.size(); ++i) q[i] = static_cast<std::int8_t>(static_cast<int>(i % 16) - 8);
+  for (std::size_t i = 0; i < q.size(); ++i)
+    q[i] = static_cast<std::int8_t>(static_cast<int>(i % 16) - 8);
   const std::vector<float> s(static_cast<std::size_t>(n * k / 128), 0.01F);
   for (auto _ : state) {
     auto p = r4::quant::pack(r4::quant::Layout::gfx12, q, s, n, k, 128);
     benchmark::DoNotOptimize(p.wq.data());
   }
-  state.counters["weights/s"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * static_cast<double>(n * k), benchmark::Counter::kIsRate);
+  state.counters["weights/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(n * k),
+                         benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_PackGfx12)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -72,8 +78,9 @@ void BM_QuantMxfp4(benchmark::State& state) {
     auto r = r4::quant::quant_mxfp4(w, n, k, r4::quant::ExpRule::mse);
     benchmark::DoNotOptimize(r.packed.data());
   }
-  state.counters["weights/s"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * static_cast<double>(n * k), benchmark::Counter::kIsRate);
+  state.counters["weights/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(n * k),
+                         benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_QuantMxfp4)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -15,7 +15,8 @@ std::vector<std::byte> file_of(const std::string& header, std::size_t data_bytes
                                std::uint64_t declared_len = UINT64_MAX) {
   const std::uint64_t n = declared_len == UINT64_MAX ? header.size() : declared_len;
   std::vector<std::byte> f(8 + header.size() + data_bytes, std::byte{0});
-  for (int i = 0; i < 8; ++i) f[static_cast<std::size_t>(i)] = static_cast<std::byte>((n >> (8 * i)) & 0xFF);
+  for (int i = 0; i < 8; ++i)
+    f[static_cast<std::size_t>(i)] = static_cast<std::byte>((n >> (8 * i)) & 0xFF);
   std::memcpy(f.data() + 8, header.data(), header.size());
   return f;
 }
@@ -81,8 +82,7 @@ TEST(Safetensors, RefusesMalformedFilesNamingTheProblem) {
                4),
        "duplicate tensor name 'a'"},
       {file_of(R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}})", 4), "gap"},
-      {file_of(R"({"a":{"dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,4]}})",
-               4),
+      {file_of(R"({"a":{"dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,4]}})", 4),
        "disagrees"},
       {file_of(R"({"a":7})", 0), "not a JSON object"},
       {file_of(R"({"__metadata__":{"k":1}})", 0), "not a string"},

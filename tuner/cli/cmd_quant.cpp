@@ -16,12 +16,12 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstring>
-#include <set>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <regex>
+#include <set>
 #include <system_error>
 
 #include <fmt/core.h>
@@ -83,7 +83,9 @@ class Progress {
     fmt::print(stderr, "\r{:<{}}\r", "", label_.size() + 8);
     std::fflush(stderr);
   }
-  static void callback(void* self, std::int64_t done) { static_cast<Progress*>(self)->update(done); }
+  static void callback(void* self, std::int64_t done) {
+    static_cast<Progress*>(self)->update(done);
+  }
 
  private:
   bool tty_;
@@ -110,8 +112,8 @@ std::vector<float> as_f32(const q::TensorInfo& t) {
 std::vector<float> dequant_fp8_weight(const q::TensorInfo& t, const q::TensorInfo& s) {
   const auto m = t.matrix();
   if (!q::is_float(s.dtype) || s.dtype == q::DType::f8_e4m3)
-    throw InputError(fmt::format("'{}': scale '{}' is {}, not a float", t.name, s.name,
-                                 q::to_string(s.dtype)));
+    throw InputError(
+        fmt::format("'{}': scale '{}' is {}, not a float", t.name, s.name, q::to_string(s.dtype)));
   const auto sv = as_f32(s);
   std::vector<std::uint8_t> w(t.bytes.size());
   std::memcpy(w.data(), t.bytes.data(), w.size());
@@ -199,7 +201,8 @@ int run_int4(std::span<const std::string> args) {
   std::optional<q::Layout> layout;
   if (layout_name != "none") {
     layout = q::parse_layout(layout_name);
-    if (!layout) throw UsageError("--layout must be gfx12, sm80 or none, not '" + layout_name + "'");
+    if (!layout)
+      throw UsageError("--layout must be gfx12, sm80 or none, not '" + layout_name + "'");
   }
   const auto re = make_regex(pattern);
   const auto file = open_input(in);
@@ -214,8 +217,9 @@ int run_int4(std::span<const std::string> args) {
       throw InputError(fmt::format("'{}' {}: N = {} is not a multiple of 16, which layout {} needs",
                                    j.tensor->name, shape_str(s), s[0], layout_name));
     if (layout == q::Layout::gfx12 && s[1] % 64 != 0)
-      throw InputError(fmt::format("'{}' {}: K = {} is not a multiple of 64, which layout gfx12 needs",
-                                   j.tensor->name, shape_str(s), s[1]));
+      throw InputError(
+          fmt::format("'{}' {}: K = {} is not a multiple of 64, which layout gfx12 needs",
+                      j.tensor->name, shape_str(s), s[1]));
   }
   q::SafetensorsWriter writer;
   Progress progress;
@@ -269,8 +273,9 @@ int run_mxfp4(std::span<const std::string> args) {
   std::string in, out, rule_name = "mse", pattern;
   desc.add_options()("in", po::value(&in)->required(), "input .safetensors")(
       "out", po::value(&out)->required(), "output .safetensors")(
-      "exp", po::value(&rule_name)->default_value("mse"), "block exponent rule: mse | ocp | noclip")(
-      "tensors", po::value(&pattern), "only tensors whose name matches this regex");
+      "exp", po::value(&rule_name)->default_value("mse"),
+      "block exponent rule: mse | ocp | noclip")("tensors", po::value(&pattern),
+                                                 "only tensors whose name matches this regex");
   po::positional_options_description pos;
   pos.add("in", 1).add("out", 1);
   po::variables_map vm;
@@ -283,8 +288,8 @@ int run_mxfp4(std::span<const std::string> args) {
   q::SafetensorsWriter writer;
   double sse = 0, ssq = 0;
   int count = 0;
-  auto emit = [&](const std::string& base, const std::string& kind, std::int64_t n,
-                  std::int64_t k, const q::Mxfp4Quantized& r) {
+  auto emit = [&](const std::string& base, const std::string& kind, std::int64_t n, std::int64_t k,
+                  const q::Mxfp4Quantized& r) {
     writer.add_values<std::uint8_t>(base, q::DType::u8, {n, k / 2}, r.packed);
     writer.add_values<std::uint8_t>(base + "_scale", q::DType::u8, {n, k / 32}, r.e8m0);
     fmt::print("{:<48} {:<14} {:<8} rel RMS {:.4e}\n", base, shape_str({n, k}), kind,
@@ -305,37 +310,38 @@ int run_mxfp4(std::span<const std::string> args) {
     const auto* sc = file->find(x + ".weight_scale");
     const auto* gs = file->find(x + ".weight_global_scale");
     if (sc == nullptr || gs == nullptr)
-      throw InputError(fmt::format("'{}' has no {}.weight_scale / {}.weight_global_scale", t.name,
-                                   x, x));
+      throw InputError(
+          fmt::format("'{}' has no {}.weight_scale / {}.weight_global_scale", t.name, x, x));
     if (re && !std::regex_search(x + ".weight", *re)) continue;
     if (t.dtype != q::DType::u8 || t.shape.size() != 2 || sc->dtype != q::DType::f8_e4m3 ||
         sc->shape.size() != 2 || !q::is_float(gs->dtype) || gs->dtype == q::DType::f8_e4m3)
-      throw InputError(fmt::format("'{}': NVFP4 needs U8 [N, K/2], F8_E4M3 [N, K/16] and a float "
-                                   "global scale; got {} {}, {} {}, {} {}",
-                                   x, q::to_string(t.dtype), shape_str(t.shape),
-                                   q::to_string(sc->dtype), shape_str(sc->shape),
-                                   q::to_string(gs->dtype), shape_str(gs->shape)));
+      throw InputError(
+          fmt::format("'{}': NVFP4 needs U8 [N, K/2], F8_E4M3 [N, K/16] and a float "
+                      "global scale; got {} {}, {} {}, {} {}",
+                      x, q::to_string(t.dtype), shape_str(t.shape), q::to_string(sc->dtype),
+                      shape_str(sc->shape), q::to_string(gs->dtype), shape_str(gs->shape)));
     const std::int64_t n = t.shape[0];
     const std::int64_t k = t.shape[1] * 2;
     if (k % 32 != 0 || sc->shape[0] != n || sc->shape[1] * 16 != k)
-      throw InputError(fmt::format("'{}': K = {} must be a multiple of 32 with scales [N, K/16]",
-                                   x, k));
+      throw InputError(
+          fmt::format("'{}': K = {} must be a multiple of 32 with scales [N, K/16]", x, k));
     const auto g = as_f32(*gs);
     const auto parts = static_cast<std::int64_t>(g.size());
     if (parts < 1 || n % parts != 0)
-      throw InputError(fmt::format("'{}': {} global scales do not split N = {} evenly", x, parts, n));
+      throw InputError(
+          fmt::format("'{}': {} global scales do not split N = {} evenly", x, parts, n));
     // One global divisor per partition of a merged linear (equal partitions of N).
     const std::int64_t width = n / parts;
     q::Mxfp4Quantized all;
     for (std::int64_t p = 0; p < parts; ++p) {
-      const auto pk = std::span(reinterpret_cast<const std::uint8_t*>(t.bytes.data()),
-                                t.bytes.size())
-                          .subspan(static_cast<std::size_t>(p * width * k / 2),
-                                   static_cast<std::size_t>(width * k / 2));
-      const auto sv = std::span(reinterpret_cast<const std::uint8_t*>(sc->bytes.data()),
-                                sc->bytes.size())
-                          .subspan(static_cast<std::size_t>(p * width * k / 16),
-                                   static_cast<std::size_t>(width * k / 16));
+      const auto pk =
+          std::span(reinterpret_cast<const std::uint8_t*>(t.bytes.data()), t.bytes.size())
+              .subspan(static_cast<std::size_t>(p * width * k / 2),
+                       static_cast<std::size_t>(width * k / 2));
+      const auto sv =
+          std::span(reinterpret_cast<const std::uint8_t*>(sc->bytes.data()), sc->bytes.size())
+              .subspan(static_cast<std::size_t>(p * width * k / 16),
+                       static_cast<std::size_t>(width * k / 16));
       const auto w = q::dequant_nvfp4(pk, sv, g[static_cast<std::size_t>(p)], width, k);
       auto r = q::quant_mxfp4(w, width, k, *rule);
       all.packed.insert(all.packed.end(), r.packed.begin(), r.packed.end());
@@ -351,8 +357,8 @@ int run_mxfp4(std::span<const std::string> args) {
     const auto n = t.shape[0];
     const auto k = t.shape[1];
     if (k % 32 != 0)
-      throw InputError(fmt::format("'{}' {}: K = {} is not a multiple of 32", t.name,
-                                   shape_str(t.shape), k));
+      throw InputError(
+          fmt::format("'{}' {}: K = {} is not a multiple of 32", t.name, shape_str(t.shape), k));
     std::vector<float> w;
     if (j.scale != nullptr) {
       w = dequant_fp8_weight(t, *j.scale);
@@ -360,8 +366,9 @@ int run_mxfp4(std::span<const std::string> args) {
       w.resize(static_cast<std::size_t>(n * k));
       const auto m = t.matrix();
       for (std::int64_t r = 0; r < n; ++r)
-        q::load_row_f32(m, r, std::span(w).subspan(static_cast<std::size_t>(r * k),
-                                                     static_cast<std::size_t>(k)));
+        q::load_row_f32(
+            m, r,
+            std::span(w).subspan(static_cast<std::size_t>(r * k), static_cast<std::size_t>(k)));
     }
     emit(t.name, j.scale ? "F8+scale" : std::string(q::to_string(t.dtype)), n, k,
          q::quant_mxfp4(w, n, k, *rule));
