@@ -204,6 +204,14 @@ int run_int4(std::span<const std::string> args) {
     if (!layout)
       throw UsageError("--layout must be gfx12, sm80 or none, not '" + layout_name + "'");
   }
+  if (layout) {
+    // Fail before any work when the layout's packer is not linked in (sm80 until the merge);
+    // an empty pack either succeeds or complains about its (empty) shape, both fine here.
+    try {
+      (void)q::pack(*layout, {}, {}, 0, 0, group);
+    } catch (const std::invalid_argument&) {
+    }
+  }
   const auto re = make_regex(pattern);
   const auto file = open_input(in);
   const auto jobs = weight_jobs(*file, re, {});
