@@ -42,5 +42,6 @@ int run_emit(std::span<const std::string> args);
 int run_report(std::span<const std::string> args);
 int run_sweep(std::span<const std::string> args);
 int run_worker(std::span<const std::string> args);
+int run_quant(std::span<const std::string> args);
 
 }  // namespace r4::cli

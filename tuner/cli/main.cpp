@@ -25,6 +25,8 @@ constexpr Command kCommands[] = {
     {"db", "list, show, merge and export tuning databases", r4::cli::run_db},
     {"emit", "write a run's tables as Python, C++ or JSON", r4::cli::run_emit},
     {"report", "write a run's HTML and CSV report", r4::cli::run_report},
+    {"quant", "quantise / pack / inspect safetensors weights (int4, mxfp4, gptq, inspect)",
+     r4::cli::run_quant},
 };
 
 // Internal: the sweep's device worker, not listed in --help.
