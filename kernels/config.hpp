@@ -8,11 +8,10 @@
 //   MB  16-row M tiles per block                     {1, 2, 4}, MB <= ceil(M/16)
 //   NPW 16-row N tiles per warp                      {1, 2, 4}, WV*NPW <= N/16
 //   NT  evict-first (NVIDIA) / non-temporal (AMD) weight loads {0, 1}
-// Register budget (measured with NVRTC 13.0 for sm_90, 2026-11-30: registers per thread from
-// ptxas -v): gemm_w4a16_nt holds NPW*MB*8 f32 accumulators plus NPW*16 dequantised registers;
-// NPW*MB = 16 spills (255 registers + 868 B of spill stores), NPW*MB = 8 fits in 240-255.
-// gemm_w4a8_nt holds twice the accumulators (int32 per group + f32 total); NPW*MB = 8 spills
-// (MB=4, NPW=2: 28 B spill stores), NPW*MB = 4 fits (159-255 registers).
+// Register budget (NVRTC 13.0, sm_90, ptxas -v, 2026-11-30): a warp holds NPW*MB*8 accumulators
+// (twice that in gemm_w4a8_nt: int32 per group + f32 total) and a register ring of 8/(NPW*MB)
+// 64-K blocks of weights. NPW*MB = 16 spills in both kernels (255 registers, ~260-1200 B of
+// spill stores); NPW*MB <= 8 fits (102-250 registers), so the budget is NPW*MB <= 8.
 // Split-K counters: at most R4_SPLITK_COUNTERS (16384, kernels/gemm_common.h) block tiles.
 #pragma once
 
@@ -64,8 +63,7 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
       !detail::one_of(c.mb, {1, 2, 4}) || !detail::one_of(c.npw, {1, 2, 4}) ||
       !detail::one_of(c.nt, {0, 1}))
     return false;
-  const int budget = id == KernelId::gemm_w4a16_nt ? 8 : 4;
-  return c.npw * c.mb <= budget;
+  return c.npw * c.mb <= 8;
 }
 
 // The full predicate: arch ranges plus the shape's own limits.

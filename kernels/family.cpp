@@ -1,5 +1,6 @@
 #include "kernels/family.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -33,7 +34,16 @@ gpu::CompileRequest base_request(std::string_view file, const gpu::Arch& arch) {
 unsigned ceil_div(std::int64_t a, std::int64_t b) { return static_cast<unsigned>((a + b - 1) / b); }
 
 void launch_raw(gpu::Kernel& k, const LaunchDims& d, gpu::Stream& s, void** args) {
-  k.launch(d.grid, d.block, 0, s, args);
+  k.launch(d.grid, d.block, d.shared_bytes, s, args);
+}
+
+// Mirrors R4_CB / R4_ROW_BYTES and rows_alloc in kernels/gemm_w4a16_nt.cu / gemm_w4a8_nt.cu.
+unsigned staged_shared_bytes(KernelId id, const Config& c, const Shape& s) {
+  const std::int64_t rows = std::min<std::int64_t>(c.mb * 16, (s.m + 7) / 8 * 8);
+  std::int64_t row_bytes = 0;
+  if (id == KernelId::gemm_w4a16_nt) row_bytes = (c.mb >= 4 ? 1 : 4 / c.mb) * 128 + 16;
+  else row_bytes = (8 / c.mb) * 64 + 64;
+  return static_cast<unsigned>(2 * rows * row_bytes);
 }
 
 }  // namespace
@@ -75,6 +85,7 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
   d.grid = {ceil_div(s.n / 16, c.wv * c.npw), static_cast<unsigned>(c.sk),
             ceil_div(ceil_div(s.m, 16), c.mb)};
   d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
+  d.shared_bytes = staged_shared_bytes(id, c, s);
   return d;
 }
 

@@ -30,6 +30,7 @@ struct CompileOptions {
 struct LaunchDims {
   gpu::Dim3 grid;
   gpu::Dim3 block;
+  unsigned shared_bytes = 0;  // dynamic shared memory: the double-buffered activation chunks
 };
 [[nodiscard]] LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch,
                                      const Shape& s);

@@ -42,6 +42,26 @@
 #define R4_SPLITK_COUNTERS 16384
 #define R4_SPLITK_COUNTER_BYTES (R4_SPLITK_COUNTERS * 4)
 
+// Activation staging. The block's warps all walk the same 64-K blocks (they split N), so the
+// activations of the block's rows are copied once per chunk of R4_CB blocks into shared memory
+// (cp.async, double-buffered) and every warp and every N tile reads them from there: the first
+// version (2026-11-30, H200) loaded them per warp from global memory and ran 17408x5120 at
+// M=1 in 30.6 us (33% of the streaming ceiling), latency-bound on the per-block activation load.
+// Rows are padded by R4_ROW_PAD bytes so a warp's 16-byte reads (8 rows x 4 lanes) hit distinct
+// banks. Only the live rows (rounded up to 8) are staged; the dynamic shared size is
+// 2 * rows * row_bytes (kernels/family.cpp: launch_shared_bytes).
+__device__ inline void r4_stage_chunk(char* dst, int row_bytes, const char* src_row0,
+                                      long long src_stride, int rows, int bytes_per_row) {
+  const int pieces = bytes_per_row >> 4;
+  const int total = rows * pieces;
+  for (int i = (int)threadIdx.x; i < total; i += (int)blockDim.x) {
+    const int r = i / pieces;
+    const int c = i - r * pieces;
+    r4_cp_async16(dst + r * row_bytes + c * 16, src_row0 + r * src_stride + c * 16);
+  }
+  r4_cp_async_commit();
+}
+
 // Stores one output value (bf16) or, with split-K, one f32 partial.
 struct R4Out {
   u16* c;       // [M, N] bf16

@@ -22,8 +22,11 @@
 #ifndef R4_BROKEN_SCALE
 #define R4_BROKEN_SCALE 0
 #endif
-#define R4_DEPTH (R4_NPW >= 4 ? 2 : (R4_NPW == 2 ? 4 : 8))
+#define R4_DEPTH (R4_NPW * R4_MB >= 8 ? 1 : 8 / (R4_NPW * R4_MB))  // 64-K blocks in flight (registers)
 #define R4_MSUB (2 * R4_MB)
+#define R4_CB (8 / R4_MB)                       // 64-K blocks per staged activation chunk
+#define R4_ROW_BYTES (R4_CB * 64 + 64)          // one staged row: CB*64 bytes + bank pad
+#define R4_SB (R4_DEPTH > R4_CB ? R4_DEPTH : R4_CB)
 
 #if defined(R4_NV)
 
@@ -61,14 +64,6 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
     wp[p] = wq + (i64)tile * KB * 32 + lane;
     sp[p] = wsz + (i64)tile * G * 16 + g;
   }
-  const i8* arow[R4_MSUB];
-  bool aok[R4_MSUB];
-#pragma unroll
-  for (int j = 0; j < R4_MSUB; ++j) {
-    const int row = m_base + 8 * j + g;
-    aok[j] = row < M;
-    arow[j] = Aq + (i64)min(row, M - 1) * K + 16 * t;
-  }
 
   float acc[R4_NPW][R4_MSUB][4];
   i32 iacc[R4_NPW][R4_MSUB][4];
@@ -97,11 +92,38 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
     }
   }
 
-  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_DEPTH) {
+  // Activation staging (kernels/gemm_common.h): chunk q of R4_CB blocks in buffer q & 1.
+  extern __shared__ __align__(16) char r4_smem[];
+  const int rows_alloc = min(R4_MB * 16, (M + 7) & ~7);
+  const int rows_live = min(R4_MB * 16, M - m_base);
+  const int stage_bytes = rows_alloc * R4_ROW_BYTES;
+  const char* a_src = reinterpret_cast<const char*>(Aq + (i64)m_base * K);
+  const i64 a_stride = (i64)K * 1;
+  r4_stage_chunk(r4_smem, R4_ROW_BYTES, a_src + (i64)kb_begin * 64, a_stride, rows_live,
+                 min(R4_CB, kb_end - kb_begin) * 64);
+  int chunk = 0;
+  const char* sbuf = r4_smem;
+
+  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_SB) {
 #pragma unroll
-    for (int d = 0; d < R4_DEPTH; ++d) {
-      const int kb = kb0 + d;
+    for (int i = 0; i < R4_SB; ++i) {
+      const int kb = kb0 + i;
+      const int d = i % R4_DEPTH;
       if (kb < kb_end) {
+        if (i % R4_CB == 0) {  // chunk boundary (block-uniform): stage the next chunk
+          __syncthreads();      // every warp is done with the buffer about to be refilled
+          sbuf = r4_smem + (chunk & 1) * stage_bytes;
+          const int nk = kb + R4_CB;
+          if (nk < kb_end) {
+            r4_stage_chunk(r4_smem + ((chunk + 1) & 1) * stage_bytes, R4_ROW_BYTES,
+                           a_src + (i64)nk * 64, a_stride, rows_live, min(R4_CB, kb_end - nk) * 64);
+          } else {
+            r4_cp_async_commit();
+          }
+          r4_cp_async_wait<1>();
+          __syncthreads();
+          ++chunk;
+        }
         const W8Stage cur = st[d];
         const int nkb = kb + R4_DEPTH;
         if (nkb < kb_end) {
@@ -116,8 +138,8 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
         u32x4 q[R4_MSUB];
 #pragma unroll
         for (int j = 0; j < R4_MSUB; ++j) {
-          if (m_base + 8 * j < M && aok[j]) {
-            q[j] = r4_ld_act16(arow[j] + (i64)kb * 64);
+          if (m_base + 8 * j < M) {
+            q[j] = r4_lds16(sbuf + (8 * j + g) * R4_ROW_BYTES + (i % R4_CB) * 64 + 16 * t);
           } else {
             q[j] = u32x4{0u, 0u, 0u, 0u};
           }
