@@ -10,8 +10,9 @@
 //   NT  evict-first (NVIDIA) / non-temporal (AMD) weight loads {0, 1}
 // Register budget (NVRTC 13.0, sm_90, ptxas -v, 2026-11-30): a warp holds NPW*MB*8 accumulators
 // (twice that in gemm_w4a8_nt: int32 per group + f32 total) and a register ring of 8/(NPW*MB)
-// 64-K blocks of weights. NPW*MB = 16 spills in both kernels (255 registers, ~260-1200 B of
-// spill stores); NPW*MB <= 8 fits (102-250 registers), so the budget is NPW*MB <= 8.
+// 64-K blocks of weights. gemm_w4a16_nt: NPW*MB = 16 spills (255 registers, ~200 B of spill
+// stores), NPW*MB <= 8 fits (138-255). gemm_w4a8_nt: NPW*MB = 8 and NPW = 4 spill (4-12 B with
+// split-K), the rest fits (126-178), so its budget is NPW*MB <= 4 with NPW <= 2.
 // Split-K counters: at most R4_SPLITK_COUNTERS (16384, kernels/gemm_common.h) block tiles.
 #pragma once
 
@@ -63,6 +64,7 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
       !detail::one_of(c.mb, {1, 2, 4}) || !detail::one_of(c.npw, {1, 2, 4}) ||
       !detail::one_of(c.nt, {0, 1}))
     return false;
+  if (id == KernelId::gemm_w4a8_nt) return c.npw * c.mb <= 4 && c.npw <= 2;
   return c.npw * c.mb <= 8;
 }
 

@@ -27,6 +27,8 @@ __device__ inline u32x4 r4_ld_act16(const void* p) { return *static_cast<const u
 __device__ inline u32 r4_ld_u32(const u32* p) { return *p; }
 // f32 load that bypasses the (non-coherent) L1: split-K partials written by other blocks
 __device__ inline float r4_ld_coherent(const float* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+// 16-byte f32x4 load that bypasses the non-coherent L1
+__device__ inline float4 r4_ld_coherent4(const float* p) { float4 v; v.x = r4_ld_coherent(p); v.y = r4_ld_coherent(p + 1); v.z = r4_ld_coherent(p + 2); v.w = r4_ld_coherent(p + 3); return v; }
 // f32 -> bf16 bits, round to nearest even (NaN kept quiet)
 __device__ inline u16 r4_f32_to_bf16(float f) { u32 x = __builtin_bit_cast(u32, f); if ((x & 0x7FFFFFFFu) > 0x7F800000u) return (u16)((x >> 16) | 0x40u); return (u16)((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16); }
 // f16 bits -> f32
@@ -64,6 +66,8 @@ __device__ inline u32x4 r4_ld_act16(const void* p) { u32x4 v; asm volatile("ld.g
 __device__ inline u32 r4_ld_u32(const u32* p) { u32 v; asm volatile("ld.global.nc.u32 %0, [%1];\n" : "=r"(v) : "l"(p)); return v; }
 // f32 load cached in L2 only: split-K partials written by other blocks (L1 is not coherent)
 __device__ inline float r4_ld_coherent(const float* p) { float v; asm volatile("ld.global.cg.f32 %0, [%1];\n" : "=f"(v) : "l"(p)); return v; }
+// 16-byte f32x4 load cached in L2 only (split-K partials)
+__device__ inline float4 r4_ld_coherent4(const float* p) { float4 v; asm volatile("ld.global.cg.v4.f32 {%0,%1,%2,%3}, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p)); return v; }
 // f32 -> bf16 bits, round to nearest even
 __device__ inline u16 r4_f32_to_bf16(float f) { u16 h; asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(f)); return h; }
 // f16 bits (low half of h) -> f32
