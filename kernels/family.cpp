@@ -37,13 +37,11 @@ void launch_raw(gpu::Kernel& k, const LaunchDims& d, gpu::Stream& s, void** args
   k.launch(d.grid, d.block, d.shared_bytes, s, args);
 }
 
-// Mirrors R4_CB / R4_ROW_BYTES and rows_alloc in kernels/gemm_w4a16_nt.cu / gemm_w4a8_nt.cu.
+// The dynamic shared memory a launch needs: the warps' weight rings and two activation chunks of
+// the live rows (rounded up to 8), kernels/gemm_common.h.
 unsigned staged_shared_bytes(KernelId id, const Config& c, const Shape& s) {
   const std::int64_t rows = std::min<std::int64_t>(c.mb * 16, (s.m + 7) / 8 * 8);
-  std::int64_t row_bytes = 0;
-  if (id == KernelId::gemm_w4a16_nt) row_bytes = (c.mb >= 4 ? 1 : 4 / c.mb) * 128 + 16;
-  else row_bytes = (8 / c.mb) * 64 + 64;
-  return static_cast<unsigned>(2 * rows * row_bytes);
+  return static_cast<unsigned>(shared_bytes(id, c, pipeline_stages(id, c), rows));
 }
 
 }  // namespace

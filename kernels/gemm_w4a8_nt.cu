@@ -5,11 +5,12 @@
 // one multiply by the row's activation scale at the end (QServe: no per-partial dequant).
 // M = 1..64, N a multiple of 16, K a multiple of 128; Aq 16-byte aligned.
 //
-// Work mapping, pipelining and split-K as gemm_w4a16_nt (kernels/gemm_common.h). Under the sm80
-// layout the lane's 16 activation bytes (k 16t..16t+15 of the block) are, in natural order, the B
-// registers of the block's two k32 steps: no shuffling on this path.
+// Work mapping, cp.async pipeline and split-K as gemm_w4a16_nt (kernels/gemm_common.h). Under
+// the sm80 layout the lane's 16 activation bytes (k 16t..16t+15 of the block) are, in natural
+// order, the B registers of the block's two k32 steps: no shuffling on this path.
 //
 // Test-only define: R4_BROKEN_SCALE=1 reads the scale of the next group (wrapping).
+#define R4_ACT_BYTES 1
 #include "kernels/gemm_common.h"
 
 #if defined(R4_NV)
@@ -19,22 +20,9 @@
 #include "kernels/amd/wmma.h"
 #endif
 
-#ifndef R4_BROKEN_SCALE
-#define R4_BROKEN_SCALE 0
-#endif
-#define R4_DEPTH (R4_NPW * R4_MB >= 8 || R4_NPW >= 4 ? 1 : 8 / (R4_NPW * R4_MB))  // 64-K blocks in flight (registers)
 #define R4_MSUB (2 * R4_MB)
-#define R4_CB (8 / R4_MB)                       // 64-K blocks per staged activation chunk
-#define R4_ROW_BYTES (R4_CB * 64 + 64)          // one staged row: CB*64 bytes + bank pad
-#define R4_SB (R4_DEPTH > R4_CB ? R4_DEPTH : R4_CB)
 
 #if defined(R4_NV)
-
-struct W8Stage {
-  u32x4 w[R4_NPW];
-  u32 s0[R4_NPW];
-  u32 s1[R4_NPW];
-};
 
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
     gemm_w4a8_nt(const i8* __restrict__ Aq,       // [M, K] int8
@@ -62,7 +50,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
   for (int p = 0; p < R4_NPW; ++p) {
     const int tile = min(tile_base + p, ntiles - 1);
     wp[p] = wq + (i64)tile * KB * 32 + lane;
-    sp[p] = wsz + (i64)tile * G * 16 + g;
+    sp[p] = wsz + (i64)tile * G * 16;
   }
 
   float acc[R4_NPW][R4_MSUB][4];
@@ -77,111 +65,86 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
         iacc[p][j][e] = 0;
       }
 
-  W8Stage st[R4_DEPTH];
-#pragma unroll
-  for (int d = 0; d < R4_DEPTH; ++d) {
-    const int kb = min(kb_begin + d, kb_end - 1);
-    {
-      const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) {
-        st[d].w[p] = r4_ld_weight<R4_NT>(wp[p] + (i64)kb * 32);
-        st[d].s0[p] = r4_ld_u32(sp[p] + grp * 16);
-        st[d].s1[p] = r4_ld_u32(sp[p] + grp * 16 + 8);
-      }
-    }
-  }
-
-  // Activation staging (kernels/gemm_common.h): chunk q of R4_CB blocks in buffer q & 1.
   extern __shared__ __align__(16) char r4_smem[];
+  char* wring = r4_smem + warp * (R4_STAGES * R4_NPW * R4_WSLOT);
+  char* abuf = r4_smem + R4_WV * R4_STAGES * R4_NPW * R4_WSLOT;
   const int rows_alloc = min(R4_MB * 16, (M + 7) & ~7);
   const int rows_live = min(R4_MB * 16, M - m_base);
-  const int stage_bytes = rows_alloc * R4_ROW_BYTES;
+  const int act_stage = rows_alloc * R4_ROW_BYTES;
   const char* a_src = reinterpret_cast<const char*>(Aq + (i64)m_base * K);
-  const i64 a_stride = (i64)K * 1;
-  r4_stage_chunk(r4_smem, R4_ROW_BYTES, a_src + (i64)kb_begin * 64, a_stride, rows_live,
-                 min(R4_CB, kb_end - kb_begin) * 64);
-  int chunk = 0;
-  const char* sbuf = r4_smem;
+  const i64 a_stride = (i64)K;
 
-  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_SB) {
+  r4_stage_rows(abuf, a_src + (i64)kb_begin * R4_BPB, a_stride, rows_live,
+                min(R4_STAGES, kb_end - kb_begin) * R4_BPB);
 #pragma unroll
-    for (int i = 0; i < R4_SB; ++i) {
+  for (int d = 0; d < R4_STAGES - 1; ++d) {
+    r4_issue_weights(wring + d * R4_NPW * R4_WSLOT, wp, sp, min(kb_begin + d, kb_end - 1), G, lane);
+    r4_cp_async_commit();
+  }
+
+  int chunk = 0;
+  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_STAGES, ++chunk) {
+#pragma unroll
+    for (int i = 0; i < R4_STAGES; ++i) {
       const int kb = kb0 + i;
-      const int d = i % R4_DEPTH;
-      // No branch around the step: a conditional load would make ptxas wait for it where the
-      // paths join, which serialises the register ring (measured 2026-11-30 on the H200: the
-      // guarded version streamed 17408x5120 at M=1 in 50 us with SK=1, one DRAM latency per
-      // 64-K block per warp). Steps past kb_end run on zeroed activations instead.
       const bool valid = kb < kb_end;
-      {
-        if (i % R4_CB == 0) {  // chunk boundary (block-uniform): stage the next chunk
-          __syncthreads();      // every warp is done with the buffer about to be refilled
-          sbuf = r4_smem + (chunk & 1) * stage_bytes;
-          const int nk = kb + R4_CB;
-          if (nk < kb_end) {
-            r4_stage_chunk(r4_smem + ((chunk + 1) & 1) * stage_bytes, R4_ROW_BYTES,
-                           a_src + (i64)nk * 64, a_stride, rows_live, min(R4_CB, kb_end - nk) * 64);
-          } else {
-            r4_cp_async_commit();
-          }
-          r4_cp_async_wait<1>();
-          __syncthreads();
-          ++chunk;
-        }
-        const W8Stage cur = st[d];
-        const int nkb = min(kb + R4_DEPTH, kb_end - 1);  // clamped: the tail re-reads a block
-        {
-          const int grp = R4_BROKEN_SCALE ? ((nkb >> 1) + 1) % G : (nkb >> 1);
+      r4_cp_async_wait<R4_STAGES - 2>();
+      if (i == 0) {
+        __syncthreads();
+        if (kb0 + R4_STAGES < kb_end)
+          r4_stage_rows(abuf + ((chunk + 1) & 1) * act_stage,
+                        a_src + (i64)(kb0 + R4_STAGES) * R4_BPB, a_stride, rows_live,
+                        min(R4_STAGES, kb_end - kb0 - R4_STAGES) * R4_BPB);
+      } else {
+        __syncwarp();
+      }
+      r4_issue_weights(wring + ((i + R4_STAGES - 1) % R4_STAGES) * R4_NPW * R4_WSLOT, wp, sp,
+                       min(kb + R4_STAGES - 1, kb_end - 1), G, lane);
+      r4_cp_async_commit();
+
+      const char* slot = wring + i * R4_NPW * R4_WSLOT;
+      const char* sbuf = abuf + (chunk & 1) * act_stage;
+      u32x4 q[R4_MSUB];
 #pragma unroll
-          for (int p = 0; p < R4_NPW; ++p) {
-            st[d].w[p] = r4_ld_weight<R4_NT>(wp[p] + (i64)nkb * 32);
-            st[d].s0[p] = r4_ld_u32(sp[p] + grp * 16);
-            st[d].s1[p] = r4_ld_u32(sp[p] + grp * 16 + 8);
-          }
+      for (int j = 0; j < R4_MSUB; ++j) {
+        if (m_base + 8 * j < M && valid) {
+          q[j] = r4_lds16(sbuf + (8 * j + g) * R4_ROW_BYTES + i * 64 + 16 * t);
+        } else {
+          q[j] = u32x4{0u, 0u, 0u, 0u};
         }
-        u32x4 q[R4_MSUB];
+      }
+      const bool flush = (kb & 1) || kb + 1 == kb_end;  // end of a 128-K group or of the split
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p) {
+        const u32x4 wv = r4_lds16(slot + p * R4_WSLOT + lane * 16);
+        u32 a0[4], a1[4];
+        r4nv::dequant_s8(wv.x, wv.y, a0);  // k32 step 0
+        r4nv::dequant_s8(wv.z, wv.w, a1);  // k32 step 1
 #pragma unroll
         for (int j = 0; j < R4_MSUB; ++j) {
-          if (m_base + 8 * j < M && valid) {
-            q[j] = r4_lds16(sbuf + (8 * j + g) * R4_ROW_BYTES + (i % R4_CB) * 64 + 16 * t);
-          } else {
-            q[j] = u32x4{0u, 0u, 0u, 0u};
+          if (m_base + 8 * j < M) {
+            r4nv::mma_s8(iacc[p][j], a0, q[j].x, q[j].y);
+            r4nv::mma_s8(iacc[p][j], a1, q[j].z, q[j].w);
           }
         }
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p) {
-          u32 a0[4], a1[4];
-          r4nv::dequant_s8(cur.w[p].x, cur.w[p].y, a0);  // k32 step 0
-          r4nv::dequant_s8(cur.w[p].z, cur.w[p].w, a1);  // k32 step 1
+        if (flush) {  // one scale multiply per accumulator per group
+          const u32* sc = reinterpret_cast<const u32*>(slot + p * R4_WSLOT + 512);
+          const float w0 = r4_f16_to_f32(sc[g]) * 0.0625f;
+          const float w1 = r4_f16_to_f32(sc[g + 8]) * 0.0625f;
 #pragma unroll
           for (int j = 0; j < R4_MSUB; ++j) {
-            if (m_base + 8 * j < M) {
-              r4nv::mma_s8(iacc[p][j], a0, q[j].x, q[j].y);
-              r4nv::mma_s8(iacc[p][j], a1, q[j].z, q[j].w);
-            }
-          }
-        }
-        // End of a 128-K group (or of this split's range): one scale multiply per accumulator.
-        if ((kb & 1) || kb + 1 == kb_end) {
+            acc[p][j][0] += (float)iacc[p][j][0] * w0;
+            acc[p][j][1] += (float)iacc[p][j][1] * w0;
+            acc[p][j][2] += (float)iacc[p][j][2] * w1;
+            acc[p][j][3] += (float)iacc[p][j][3] * w1;
 #pragma unroll
-          for (int p = 0; p < R4_NPW; ++p) {
-            const float w0 = r4_f16_to_f32(cur.s0[p]) * 0.0625f;
-            const float w1 = r4_f16_to_f32(cur.s1[p]) * 0.0625f;
-#pragma unroll
-            for (int j = 0; j < R4_MSUB; ++j) {
-              acc[p][j][0] += (float)iacc[p][j][0] * w0;
-              acc[p][j][1] += (float)iacc[p][j][1] * w0;
-              acc[p][j][2] += (float)iacc[p][j][2] * w1;
-              acc[p][j][3] += (float)iacc[p][j][3] * w1;
-#pragma unroll
-              for (int e = 0; e < 4; ++e) iacc[p][j][e] = 0;
-            }
+            for (int e = 0; e < 4; ++e) iacc[p][j][e] = 0;
           }
         }
       }
     }
   }
+  r4_cp_async_wait<0>();
 
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
 #pragma unroll
