@@ -109,8 +109,10 @@ class CublasLtBaseline final : public Baseline {
       auto r = run(s, s.m, spec);
       if (!r.us && kind_ == BaselineKind::fp8_block && s.m % 16 != 0) {
         auto padded = run(s, (s.m + 15) / 16 * 16, spec);
-        if (padded.us) padded.note = fmt::format("M padded to {}; {}", (s.m + 15) / 16 * 16, padded.note);
-        else padded.note = r.note + "; padded: " + padded.note;
+        if (padded.us)
+          padded.note = fmt::format("M padded to {}; {}", (s.m + 15) / 16 * 16, padded.note);
+        else
+          padded.note = r.note + "; padded: " + padded.note;
         return padded;
       }
       return r;
@@ -127,19 +129,25 @@ class CublasLtBaseline final : public Baseline {
     const auto w_bytes = static_cast<std::size_t>(n * k) * elem;
     const std::int64_t kb = (k + 127) / 128;
     const std::size_t w_scale_bytes = static_cast<std::size_t>(((n + 127) / 128) * kb * 4);
-    const int pool = pool_size(static_cast<std::int64_t>(w_bytes + w_scale_bytes),
-                               ctx_.info().llc_bytes);
+    const int pool =
+        pool_size(static_cast<std::int64_t>(w_bytes + w_scale_bytes), ctx_.info().llc_bytes);
     // Weight pool: independent copies, filled with small finite values.
     std::vector<std::uint8_t> host(w_bytes);
     std::mt19937 rng(1234);
     for (std::size_t i = 0; i < host.size(); ++i) {
       const auto r = rng();
-      if (fp8) host[i] = static_cast<std::uint8_t>((r & 0x80u) | (0x28u + (r >> 8) % 16));  // ~|0.03..0.06|
-      else host[i] = static_cast<std::uint8_t>((i & 1) ? (0x3Cu | ((r >> 3) & 0x80u)) : (r & 0xFFu));
+      if (fp8)
+        host[i] =
+            static_cast<std::uint8_t>((r & 0x80u) | (0x28u + (r >> 8) % 16));  // ~|0.03..0.06|
+      else
+        host[i] = static_cast<std::uint8_t>((i & 1) ? (0x3Cu | ((r >> 3) & 0x80u)) : (r & 0xFFu));
     }
     std::vector<gpu::DeviceBuffer> wpool;
     std::vector<gpu::DeviceBuffer> spool;
-    std::vector<float> ones(std::max<std::size_t>(w_scale_bytes / 4, static_cast<std::size_t>(kb * ((m + 127) / 128 * 128))), 1.0f);
+    std::vector<float> ones(
+        std::max<std::size_t>(w_scale_bytes / 4,
+                              static_cast<std::size_t>(kb * ((m + 127) / 128 * 128))),
+        1.0f);
     for (int i = 0; i < pool; ++i) {
       wpool.emplace_back(ctx_, w_bytes);
       ctx_.copy_to_device(wpool.back().get(), host.data(), w_bytes);
@@ -159,7 +167,8 @@ class CublasLtBaseline final : public Baseline {
     auto& L = lt();
     cublasLtMatmulDesc_t desc{};
     check(L.desc_create(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
-    std::unique_ptr<std::remove_pointer_t<cublasLtMatmulDesc_t>, cublasStatus_t (*)(cublasLtMatmulDesc_t)>
+    std::unique_ptr<std::remove_pointer_t<cublasLtMatmulDesc_t>,
+                    cublasStatus_t (*)(cublasLtMatmulDesc_t)>
         desc_guard(desc, L.desc_destroy);
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
@@ -167,33 +176,46 @@ class CublasLtBaseline final : public Baseline {
     if (fp8) {
       const cublasLtMatmulMatrixScale_t wmode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
       const cublasLtMatmulMatrixScale_t amode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
-      check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &wmode, sizeof wmode), "A_SCALE_MODE");
-      check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &amode, sizeof amode), "B_SCALE_MODE");
+      check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &wmode, sizeof wmode),
+            "A_SCALE_MODE");
+      check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &amode, sizeof amode),
+            "B_SCALE_MODE");
       const void* wp = reinterpret_cast<const void*>(spool[0].get());
       const void* ap = reinterpret_cast<const void*>(a_scale.get());
-      check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp), "A_SCALE_POINTER");
-      check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &ap, sizeof ap), "B_SCALE_POINTER");
+      check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp),
+            "A_SCALE_POINTER");
+      check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &ap, sizeof ap),
+            "B_SCALE_POINTER");
     }
     const cudaDataType_t in_t = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
     cublasLtMatrixLayout_t la{}, lb{}, lc{};
-    check(L.layout_create(&la, in_t, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(n), k), "layout W");
-    check(L.layout_create(&lb, in_t, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(m), k), "layout A");
-    check(L.layout_create(&lc, CUDA_R_16BF, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), n), "layout C");
+    check(
+        L.layout_create(&la, in_t, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(n), k),
+        "layout W");
+    check(
+        L.layout_create(&lb, in_t, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(m), k),
+        "layout A");
+    check(L.layout_create(&lc, CUDA_R_16BF, static_cast<std::uint64_t>(n),
+                          static_cast<std::uint64_t>(m), n),
+          "layout C");
     struct LayoutGuard {
       cublasLtMatrixLayout_t l;
       ~LayoutGuard() { lt().layout_destroy(l); }
     } g1{la}, g2{lb}, g3{lc};
     cublasLtMatmulPreference_t pref{};
     check(L.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
-    std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>, cublasStatus_t (*)(cublasLtMatmulPreference_t)>
+    std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>,
+                    cublasStatus_t (*)(cublasLtMatmulPreference_t)>
         pref_guard(pref, L.pref_destroy);
     const std::size_t ws = kWorkspace;
-    check(L.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), "MAX_WORKSPACE");
+    check(L.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+          "MAX_WORKSPACE");
     cublasLtMatmulHeuristicResult_t res[kTopAlgos] = {};
     int found = 0;
     const auto hs = L.heuristic(handle_, desc, la, lb, lc, lc, pref, kTopAlgos, res, &found);
     if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
-      return {std::nullopt, fmt::format("no cuBLASLt algorithm (status {}, M={})", static_cast<int>(hs), m)};
+      return {std::nullopt,
+              fmt::format("no cuBLASLt algorithm (status {}, M={})", static_cast<int>(hs), m)};
 
     const float alpha = 1.0f, beta = 0.0f;
     auto stream = reinterpret_cast<cudaStream_t>(stream_.native());
@@ -202,9 +224,11 @@ class CublasLtBaseline final : public Baseline {
       auto call = [&](int e) {
         if (fp8) {
           const void* wp = reinterpret_cast<const void*>(spool[static_cast<std::size_t>(e)].get());
-          check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp), "A_SCALE_POINTER");
+          check(L.desc_set(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp),
+                "A_SCALE_POINTER");
         }
-        check(L.matmul(handle_, desc, &alpha, reinterpret_cast<const void*>(wpool[static_cast<std::size_t>(e)].get()), la,
+        check(L.matmul(handle_, desc, &alpha,
+                       reinterpret_cast<const void*>(wpool[static_cast<std::size_t>(e)].get()), la,
                        reinterpret_cast<const void*>(a.get()), lb, &beta,
                        reinterpret_cast<void*>(c.get()), lc, reinterpret_cast<void*>(c.get()), lc,
                        &res[i].algo, reinterpret_cast<void*>(workspace_.get()), kWorkspace, stream),

@@ -44,8 +44,8 @@ struct Shape {
   std::int64_t m = 1;
 };
 
-inline constexpr int kGroup = 128;      // K per scale (GEMM_W4_GROUP)
-inline constexpr int kMaxM = 64;        // GEMM_W4_MAX_M
+inline constexpr int kGroup = 128;  // K per scale (GEMM_W4_GROUP)
+inline constexpr int kMaxM = 64;    // GEMM_W4_MAX_M
 inline constexpr int kSplitKCounters = 16384;
 inline constexpr int kSharedLimit = 49024;  // 48 KiB less the kernels' static shared bytes
 

@@ -54,8 +54,7 @@ void compile_all(std::vector<Job>& jobs) {
       }
     });
   for (auto& t : pool) t.join();
-  const double s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   fmt::print("compiled {} kernels on {} threads in {:.1f} s\n", jobs.size(), n, s);
   for (const auto& f : failures) ADD_FAILURE() << f;
 }
@@ -67,9 +66,9 @@ std::vector<Job> gemm_jobs(const gpu::Arch& arch, std::size_t stride) {
     for (std::size_t i = 0; i < space.size(); i += stride)
       for (bool bf16 : {false, true}) {
         if (bf16 && id == KernelId::gemm_w4a8_nt) continue;
-        jobs.push_back({fmt::format("{} {} {} a_bf16={}", name(id), to_string(space[i]),
-                                    arch.name, bf16),
-                        compile_request(id, space[i], arch, {bf16, false})});
+        jobs.push_back(
+            {fmt::format("{} {} {} a_bf16={}", name(id), to_string(space[i]), arch.name, bf16),
+             compile_request(id, space[i], arch, {bf16, false})});
       }
   }
   jobs.push_back({"quant_act " + arch.name, compile_request(KernelId::quant_act, Config{}, arch)});

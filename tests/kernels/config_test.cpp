@@ -35,9 +35,9 @@ TEST(Config, SpaceIsModerateAndValid) {
 TEST(Config, ShapeLimits) {
   const Config c{4, 2, 1, 1, 0};
   EXPECT_TRUE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {3072, 5120, 64}));
-  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {3072, 5120, 65}));   // M > 64
-  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {3080, 5120, 8}));    // N % 16
-  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {3072, 5000, 8}));    // K % 128
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {3072, 5120, 65}));  // M > 64
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {3080, 5120, 8}));   // N % 16
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {3072, 5000, 8}));   // K % 128
   EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, Config{4, 2, 2, 1, 0}, sm90, {3072, 5120, 16}));
   EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, Config{2, 1, 1, 1, 0}, sm90, {16, 128, 1}));
   EXPECT_TRUE(is_valid(KernelId::gemm_w4a8_nt, Config{1, 2, 1, 1, 0}, sm90, {16, 128, 1}));

@@ -18,7 +18,8 @@ TEST(Reference, GemmW4a16MatchesHandComputation) {
   for (int k = 0; k < 128; ++k) {
     a[static_cast<std::size_t>(k)] = float_to_half(1.0f);
     a[static_cast<std::size_t>(128 + k)] = float_to_half(k % 2 ? -2.0f : 2.0f);
-    for (int n = 0; n < 16; ++n) q[static_cast<std::size_t>(n * 128 + k)] = static_cast<std::int8_t>((n + k) % 16 - 8);
+    for (int n = 0; n < 16; ++n)
+      q[static_cast<std::size_t>(n * 128 + k)] = static_cast<std::int8_t>((n + k) % 16 - 8);
   }
   std::vector<double> c(32), nrm(32);
   ref_gemm_w4a16(a, false, q, scale, s, {c, nrm});
