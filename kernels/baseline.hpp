@@ -49,8 +49,7 @@ class Baseline {
 };
 
 // cuBLASLt (NVIDIA). Never throws for a missing library: unavailable_reason() says so.
-[[nodiscard]] std::unique_ptr<Baseline> make_cublaslt_baseline(BaselineKind kind,
-                                                               gpu::Context& ctx,
+[[nodiscard]] std::unique_ptr<Baseline> make_cublaslt_baseline(BaselineKind kind, gpu::Context& ctx,
                                                                gpu::Stream& stream);
 // hipBLASLt (AMD): not built yet; reports "not built/untested".
 [[nodiscard]] std::unique_ptr<Baseline> make_hipblaslt_baseline(BaselineKind kind,

@@ -108,8 +108,8 @@ class CublasLtBaseline final : public Baseline {
     auto p = prepare(s, spec, why);
     if (!p) return {std::nullopt, why};
     try {
-      const auto t = time_graph(ctx_, stream_, p->copies(),
-                                [&](int e) { p->enqueue(e, stream_); }, spec);
+      const auto t = time_graph(
+          ctx_, stream_, p->copies(), [&](int e) { p->enqueue(e, stream_); }, spec);
       return {t.median_us, p->note()};
     } catch (const std::exception& e) {
       return {std::nullopt, e.what()};
@@ -164,17 +164,22 @@ class CublasLtBaseline final : public Baseline {
         const auto r = rng();
         for (std::size_t j = 0; j < 4 && i + j < host.size(); ++j) {
           const auto byte = static_cast<std::uint8_t>(r >> (8 * j));
-          if (fp8_) host[i + j] = static_cast<std::uint8_t>((byte & 0x80u) | (0x28u + byte % 16));
-          else host[i + j] = ((i + j) & 1) ? static_cast<std::uint8_t>(0x3Cu | (byte & 0x80u)) : byte;
+          if (fp8_)
+            host[i + j] = static_cast<std::uint8_t>((byte & 0x80u) | (0x28u + byte % 16));
+          else
+            host[i + j] = ((i + j) & 1) ? static_cast<std::uint8_t>(0x3Cu | (byte & 0x80u)) : byte;
         }
       }
-      std::vector<float> ones(std::max<std::size_t>(w_scale_bytes / 4,
-                                                    static_cast<std::size_t>(kb * ((m + 127) / 128 * 128))),
-                              1.0f);
+      std::vector<float> ones(
+          std::max<std::size_t>(w_scale_bytes / 4,
+                                static_cast<std::size_t>(kb * ((m + 127) / 128 * 128))),
+          1.0f);
       for (int i = 0; i < copies_; ++i) {
         wpool_.emplace_back(ctx, w_bytes);
-        if (i == 0) ctx.copy_to_device(wpool_[0].get(), host.data(), w_bytes);
-        else ctx.copy_device(wpool_.back().get(), wpool_[0].get(), w_bytes, b.stream_);
+        if (i == 0)
+          ctx.copy_to_device(wpool_[0].get(), host.data(), w_bytes);
+        else
+          ctx.copy_device(wpool_.back().get(), wpool_[0].get(), w_bytes, b.stream_);
         apool_.emplace_back(ctx, a_bytes);
         ctx.copy_to_device(apool_.back().get(), host.data(), std::min(a_bytes, w_bytes));
         cpool_.emplace_back(ctx, c_bytes);
@@ -195,26 +200,39 @@ class CublasLtBaseline final : public Baseline {
       if (fp8_) {
         const cublasLtMatmulMatrixScale_t wmode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
         const cublasLtMatmulMatrixScale_t amode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
-        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &wmode, sizeof wmode), "A_SCALE_MODE");
-        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &amode, sizeof amode), "B_SCALE_MODE");
+        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &wmode, sizeof wmode),
+              "A_SCALE_MODE");
+        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &amode, sizeof amode),
+              "B_SCALE_MODE");
         const void* wp = reinterpret_cast<const void*>(spool_[0].get());
         const void* ap = reinterpret_cast<const void*>(a_scale_.get());
-        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp), "A_SCALE_POINTER");
-        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &ap, sizeof ap), "B_SCALE_POINTER");
+        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp),
+              "A_SCALE_POINTER");
+        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &ap, sizeof ap),
+              "B_SCALE_POINTER");
       }
       const cudaDataType_t in_t = fp8_ ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
-      check(L.layout_create(&la_, in_t, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(n), k), "layout W");
-      check(L.layout_create(&lb_, in_t, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(m), k), "layout A");
-      check(L.layout_create(&lc_, CUDA_R_16BF, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), n), "layout C");
+      check(L.layout_create(&la_, in_t, static_cast<std::uint64_t>(k),
+                            static_cast<std::uint64_t>(n), k),
+            "layout W");
+      check(L.layout_create(&lb_, in_t, static_cast<std::uint64_t>(k),
+                            static_cast<std::uint64_t>(m), k),
+            "layout A");
+      check(L.layout_create(&lc_, CUDA_R_16BF, static_cast<std::uint64_t>(n),
+                            static_cast<std::uint64_t>(m), n),
+            "layout C");
       cublasLtMatmulPreference_t pref{};
       check(L.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
-      std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>, cublasStatus_t (*)(cublasLtMatmulPreference_t)>
+      std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>,
+                      cublasStatus_t (*)(cublasLtMatmulPreference_t)>
           pref_guard(pref, L.pref_destroy);
       const std::size_t ws = kWorkspace;
-      check(L.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), "MAX_WORKSPACE");
+      check(L.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+            "MAX_WORKSPACE");
       cublasLtMatmulHeuristicResult_t res[kTopAlgos] = {};
       int found = 0;
-      const auto hs = L.heuristic(b.handle_, desc_, la_, lb_, lc_, lc_, pref, kTopAlgos, res, &found);
+      const auto hs =
+          L.heuristic(b.handle_, desc_, la_, lb_, lc_, lc_, pref, kTopAlgos, res, &found);
       if (hs != CUBLAS_STATUS_SUCCESS || found == 0) {
         note_ = fmt::format("no cuBLASLt algorithm (status {}, M={})", static_cast<int>(hs), m);
         return;
@@ -227,7 +245,8 @@ class CublasLtBaseline final : public Baseline {
         try {
           enqueue(0, b.stream_);  // a failing algorithm is skipped before capture
           b.stream_.synchronize();
-          const auto t = time_graph(ctx, b.stream_, copies_, [&](int e) { enqueue(e, b.stream_); }, spec);
+          const auto t = time_graph(
+              ctx, b.stream_, copies_, [&](int e) { enqueue(e, b.stream_); }, spec);
           if (!ok_ || t.median_us < best_us) {
             best_us = t.median_us;
             best_ = i;
@@ -262,7 +281,8 @@ class CublasLtBaseline final : public Baseline {
       const auto i = static_cast<std::size_t>(e);
       if (fp8_) {
         const void* wp = reinterpret_cast<const void*>(spool_[i].get());
-        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp), "A_SCALE_POINTER");
+        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp),
+              "A_SCALE_POINTER");
       }
       const float alpha = 1.0f, beta = 0.0f;
       void* c = reinterpret_cast<void*>(cpool_[i].get());

@@ -8,11 +8,13 @@
 //   MB  16-row M tiles per block                     {1, 2, 4}, MB <= ceil(M/16)
 //   NPW 16-row N tiles per warp                      {1, 2, 4}, WV*NPW <= N/16
 //   NT  evict-first (NVIDIA) / non-temporal (AMD) weight loads {0, 1}
-// Register budget (measured with NVRTC 13.0 for sm_90, 2026-11-30: registers per thread from
-// ptxas -v): gemm_w4a16_nt holds NPW*MB*8 f32 accumulators plus NPW*16 dequantised registers;
-// NPW*MB = 16 spills (255 registers + 868 B of spill stores), NPW*MB = 8 fits in 240-255.
-// gemm_w4a8_nt holds twice the accumulators (int32 per group + f32 total); NPW*MB = 8 spills
-// (MB=4, NPW=2: 28 B spill stores), NPW*MB = 4 fits (159-255 registers).
+// Register budget (NVRTC 13.0, sm_90, ptxas -v, 2026-11-30, cp.async pipeline version): a warp
+// holds NPW*MB*8 accumulators (twice that in gemm_w4a8_nt: int32 per group + f32 total) and the
+// dequantised A fragments of its NPW tiles. NPW*MB = 16 spills in both kernels (255 registers,
+// 160-852 B of spill stores); NPW*MB <= 8 fits (66-255), so the budget is NPW*MB <= 8.
+// Shared memory (kernels/gemm_common.h): WV*S*NPW*576 B of weight ring plus two activation
+// chunks of MB*16 rows x S 64-K blocks; S (pipeline stages) is the largest of 8, 4, 2 that fits in
+// 48 KiB (no opt-in attribute needed); a config where even S = 2 does not fit is invalid.
 // Split-K counters: at most R4_SPLITK_COUNTERS (16384, kernels/gemm_common.h) block tiles.
 #pragma once
 
@@ -42,9 +44,26 @@ struct Shape {
   std::int64_t m = 1;
 };
 
-inline constexpr int kGroup = 128;      // K per scale (GEMM_W4_GROUP)
-inline constexpr int kMaxM = 64;        // GEMM_W4_MAX_M
+inline constexpr int kGroup = 128;  // K per scale (GEMM_W4_GROUP)
+inline constexpr int kMaxM = 64;    // GEMM_W4_MAX_M
 inline constexpr int kSplitKCounters = 16384;
+inline constexpr int kSharedLimit = 49024;  // 48 KiB less the kernels' static shared bytes
+
+// Mirrors R4_ROW_BYTES_S / R4_SMEM_S / R4_STAGES in kernels/gemm_common.h.
+[[nodiscard]] constexpr std::int64_t staged_row_bytes(KernelId id, int stages) {
+  return id == KernelId::gemm_w4a16_nt ? stages * 128 + 16 : stages * 64 + 64;
+}
+[[nodiscard]] constexpr std::int64_t shared_bytes(KernelId id, const Config& c, int stages,
+                                                  std::int64_t rows) {
+  return static_cast<std::int64_t>(c.wv) * stages * c.npw * 576 +
+         2 * rows * staged_row_bytes(id, stages);
+}
+// Pipeline stages the kernel compiles with (0: the config does not fit in shared memory).
+[[nodiscard]] constexpr int pipeline_stages(KernelId id, const Config& c) {
+  for (int s : {8, 4, 2})
+    if (shared_bytes(id, c, s, c.mb * 16) <= kSharedLimit) return s;
+  return 0;
+}
 
 namespace detail {
 constexpr bool one_of(int v, std::initializer_list<int> set) {
@@ -64,8 +83,7 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
       !detail::one_of(c.mb, {1, 2, 4}) || !detail::one_of(c.npw, {1, 2, 4}) ||
       !detail::one_of(c.nt, {0, 1}))
     return false;
-  const int budget = id == KernelId::gemm_w4a16_nt ? 8 : 4;
-  return c.npw * c.mb <= budget;
+  return c.npw * c.mb <= 8 && pipeline_stages(id, c) > 0;
 }
 
 // The full predicate: arch ranges plus the shape's own limits.

@@ -1,5 +1,6 @@
 #include "kernels/family.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -11,8 +12,7 @@
 namespace r4::kernels {
 namespace {
 
-constexpr std::array<std::string_view, 3> kNames = {"gemm_w4a16_nt", "gemm_w4a8_nt",
-                                                    "quant_act"};
+constexpr std::array<std::string_view, 3> kNames = {"gemm_w4a16_nt", "gemm_w4a8_nt", "quant_act"};
 
 std::string embedded_text(std::string_view path) {
   for (const auto& f : embedded_sources())
@@ -30,15 +30,26 @@ gpu::CompileRequest base_request(std::string_view file, const gpu::Arch& arch) {
   return req;
 }
 
-unsigned ceil_div(std::int64_t a, std::int64_t b) { return static_cast<unsigned>((a + b - 1) / b); }
+unsigned ceil_div(std::int64_t a, std::int64_t b) {
+  return static_cast<unsigned>((a + b - 1) / b);
+}
 
 void launch_raw(gpu::Kernel& k, const LaunchDims& d, gpu::Stream& s, void** args) {
-  k.launch(d.grid, d.block, 0, s, args);
+  k.launch(d.grid, d.block, d.shared_bytes, s, args);
+}
+
+// The dynamic shared memory a launch needs: the warps' weight rings and two activation chunks of
+// the live rows (rounded up to 8), kernels/gemm_common.h.
+unsigned staged_shared_bytes(KernelId id, const Config& c, const Shape& s) {
+  const std::int64_t rows = std::min<std::int64_t>(c.mb * 16, (s.m + 7) / 8 * 8);
+  return static_cast<unsigned>(shared_bytes(id, c, pipeline_stages(id, c), rows));
 }
 
 }  // namespace
 
-std::string_view name(KernelId id) { return kNames[static_cast<std::size_t>(id)]; }
+std::string_view name(KernelId id) {
+  return kNames[static_cast<std::size_t>(id)];
+}
 
 std::optional<KernelId> parse_kernel(std::string_view n) {
   for (std::size_t i = 0; i < kNames.size(); ++i)
@@ -49,8 +60,8 @@ std::optional<KernelId> parse_kernel(std::string_view n) {
 gpu::CompileRequest compile_request(KernelId id, const Config& c, const gpu::Arch& arch,
                                     const CompileOptions& opt) {
   if (!is_valid(id, c, arch))
-    throw std::invalid_argument(fmt::format("{} config {} is not valid for {}", name(id),
-                                            to_string(c), arch.name));
+    throw std::invalid_argument(
+        fmt::format("{} config {} is not valid for {}", name(id), to_string(c), arch.name));
   auto req = base_request(fmt::format("kernels/{}.cu", name(id)), arch);
   if (id != KernelId::quant_act) {
     req.defines.push_back(fmt::format("R4_WV={}", c.wv));
@@ -58,7 +69,8 @@ gpu::CompileRequest compile_request(KernelId id, const Config& c, const gpu::Arc
     req.defines.push_back(fmt::format("R4_MB={}", c.mb));
     req.defines.push_back(fmt::format("R4_NPW={}", c.npw));
     req.defines.push_back(fmt::format("R4_NT={}", c.nt));
-    if (id == KernelId::gemm_w4a16_nt) req.defines.push_back(fmt::format("R4_A_BF16={}", opt.a_bf16 ? 1 : 0));
+    if (id == KernelId::gemm_w4a16_nt)
+      req.defines.push_back(fmt::format("R4_A_BF16={}", opt.a_bf16 ? 1 : 0));
     if (opt.broken_scale) req.defines.emplace_back("R4_BROKEN_SCALE=1");
   }
   return req;
@@ -75,6 +87,7 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
   d.grid = {ceil_div(s.n / 16, c.wv * c.npw), static_cast<unsigned>(c.sk),
             ceil_div(ceil_div(s.m, 16), c.mb)};
   d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
+  d.shared_bytes = staged_shared_bytes(id, c, s);
   return d;
 }
 
@@ -84,7 +97,9 @@ std::size_t workspace_bytes(KernelId id, const Config& c, const Shape& s) {
          static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(s.m * s.n) * 4;
 }
 
-std::int64_t weight_bytes(std::int64_t n, std::int64_t k) { return n * k / 2 + n * k / kGroup * 4; }
+std::int64_t weight_bytes(std::int64_t n, std::int64_t k) {
+  return n * k / 2 + n * k / kGroup * 4;
+}
 
 void launch_gemm_w4a16(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,
                        gpu::DevicePtr a, const W4Weights& w, gpu::DevicePtr out,
@@ -96,8 +111,8 @@ void launch_gemm_w4a16(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, c
 }
 
 void launch_gemm_w4a8(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,
-                      gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w,
-                      gpu::DevicePtr out, gpu::DevicePtr workspace, gpu::Stream& stream) {
+                      gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w, gpu::DevicePtr out,
+                      gpu::DevicePtr workspace, gpu::Stream& stream) {
   int m = static_cast<int>(s.m), n = static_cast<int>(s.n), kk = static_cast<int>(s.k);
   gpu::DevicePtr wq = w.wq, wsz = w.wsz;
   void* args[] = {&aq, &sa, &wq, &wsz, &out, &workspace, &m, &n, &kk};

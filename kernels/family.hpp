@@ -17,8 +17,8 @@ namespace r4::kernels {
 [[nodiscard]] std::optional<KernelId> parse_kernel(std::string_view name);
 
 struct CompileOptions {
-  bool a_bf16 = false;         // gemm_w4a16_nt: A is bf16 instead of f16
-  bool broken_scale = false;   // TEST ONLY: a deliberately wrong kernel (next group's scale)
+  bool a_bf16 = false;        // gemm_w4a16_nt: A is bf16 instead of f16
+  bool broken_scale = false;  // TEST ONLY: a deliberately wrong kernel (next group's scale)
 };
 
 // The run-time compile of one kernel/config for one arch. Throws std::invalid_argument when
@@ -30,6 +30,7 @@ struct CompileOptions {
 struct LaunchDims {
   gpu::Dim3 grid;
   gpu::Dim3 block;
+  unsigned shared_bytes = 0;  // dynamic shared memory: the double-buffered activation chunks
 };
 [[nodiscard]] LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch,
                                      const Shape& s);
@@ -54,8 +55,8 @@ void launch_gemm_w4a16(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, c
                        gpu::DevicePtr workspace, gpu::Stream& stream);
 // C (bf16 [M, N]) = diag(sa) Aq (int8 [M, K]) x W^T.
 void launch_gemm_w4a8(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,
-                      gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w,
-                      gpu::DevicePtr out, gpu::DevicePtr workspace, gpu::Stream& stream);
+                      gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w, gpu::DevicePtr out,
+                      gpu::DevicePtr workspace, gpu::Stream& stream);
 // Aq (int8 [M, K]), sa (f32 [M]) = quant_act(A (bf16 [M, K])).
 void launch_quant_act(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
                       gpu::DevicePtr sa, gpu::Stream& stream);

@@ -37,10 +37,78 @@
 #ifndef R4_WAVE
 #define R4_WAVE 32
 #endif
+#ifndef R4_BROKEN_SCALE
+#define R4_BROKEN_SCALE 0  // TEST ONLY: 1 reads the next group's scale (a kernel the checks must catch)
+#endif
 
 // Counters: the first kSplitKCounterBytes of the workspace (one u32 per (x, z) block tile).
 #define R4_SPLITK_COUNTERS 16384
 #define R4_SPLITK_COUNTER_BYTES (R4_SPLITK_COUNTERS * 4)
+
+// The cp.async pipeline (both kernels; R4_ACT_BYTES = bytes per activation element, 2 or 1).
+//
+// Weights: each warp owns a ring of R4_STAGES slots in shared memory; a slot holds, per N tile,
+// the 512 B of one 64-K block (lane l's 16 B at 16*l) and the tile's 16 scale dwords of that
+// block's group (64 B). Every step commits one cp.async group that fetches the block
+// R4_STAGES-1 steps ahead; cp.async.wait_group gives exact FIFO completion, so R4_STAGES-1
+// blocks per warp stay in flight. The first two versions (2026-11-30, H200) kept the ring in
+// registers instead and streamed 17408x5120 at M=1 with SK=1 in 46-50 us (~900 GB/s): one DRAM
+// latency per block per warp, i.e. the register ring did not keep its loads in flight.
+// Activations: the block's warps all walk the same 64-K blocks (they split N), so the block's rows
+// are staged once per chunk of R4_STAGES blocks (double-buffered) and shared by every warp and N
+// tile. Chunk c+1 is fetched at the start of chunk c inside the group of block c*S + S-1, which
+// the wait at the start of chunk c+1 covers. Rows are padded so a warp's 16-byte reads hit
+// distinct banks; only live rows (rounded up to 8) are allocated.
+#ifndef R4_ACT_BYTES
+#error "R4_ACT_BYTES must be defined before kernels/gemm_common.h"
+#endif
+#define R4_WSLOT 576  // 512 B weights + 64 B scales per tile per block
+#define R4_ROW_BYTES_S(S) (R4_ACT_BYTES == 2 ? (S) * 128 + 16 : (S) * 64 + 64)
+#define R4_SMEM_S(S) (R4_WV * (S) * R4_NPW * R4_WSLOT + 2 * R4_MB * 16 * R4_ROW_BYTES_S(S))
+#define R4_SMEM_LIMIT 49024  // 48 KiB less the static shared bytes (split-K flag)
+#define R4_STAGES (R4_SMEM_S(8) <= R4_SMEM_LIMIT ? 8 : (R4_SMEM_S(4) <= R4_SMEM_LIMIT ? 4 : 2))
+#define R4_ROW_BYTES R4_ROW_BYTES_S(R4_STAGES)
+#define R4_BPB (64 * R4_ACT_BYTES)  // activation bytes per row per 64-K block
+#if R4_SMEM_S(2) > R4_SMEM_LIMIT
+#error "config needs more than 48 KiB of shared memory (is_valid rejects it)"
+#endif
+
+// 16-byte cp.async of a weight chunk, with the L2 evict-first policy when R4_NT.
+__device__ inline void r4_cp_weight16(void* smem, const void* gmem) {
+#if defined(R4_NV)
+  if (R4_NT) {
+    asm volatile("{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, pol;\n}\n" :: "r"(r4_smem_addr(smem)), "l"(gmem) : "memory");
+  } else {
+    r4_cp_async16(smem, gmem);
+  }
+#else
+  r4_cp_async16(smem, gmem);
+#endif
+}
+
+// Stages `rows` activation rows of `bytes_per_row` (a multiple of 16) into dst (no commit).
+__device__ inline void r4_stage_rows(char* dst, const char* src_row0, long long src_stride,
+                                     int rows, int bytes_per_row) {
+  const int pieces = bytes_per_row >> 4;
+  const int total = rows * pieces;
+  for (int i = (int)threadIdx.x; i < total; i += (int)blockDim.x) {
+    const int r = i / pieces;
+    const int c = i - r * pieces;
+    r4_cp_async16(dst + r * R4_ROW_BYTES + c * 16, src_row0 + r * src_stride + c * 16);
+  }
+}
+
+// Fetches block kb (weights + scales of its group) of each of the warp's tiles into `slot`.
+// wp[p]: the tile's first 16-byte chunk for this lane; sp[p]: the tile's scale dwords.
+__device__ inline void r4_issue_weights(char* slot, const u32x4* const (&wp)[R4_NPW],
+                                        const u32* const (&sp)[R4_NPW], int kb, int G, int lane) {
+  const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p) {
+    r4_cp_weight16(slot + p * R4_WSLOT + lane * 16, wp[p] + (i64)kb * 32);
+    if (lane < 4) r4_cp_async16(slot + p * R4_WSLOT + 512 + lane * 16, sp[p] + grp * 16 + lane * 4);
+  }
+}
 
 // Stores one output value (bf16) or, with split-K, one f32 partial.
 struct R4Out {
@@ -75,14 +143,30 @@ __device__ inline void r4_splitk_finish(const R4Out& o, void* ws, int n_begin, i
   __threadfence();
   if (m_begin + m_count > o.M) m_count = o.M - m_begin;
   if (n_begin + n_count > o.N) n_count = o.N - n_begin;
-  const int total = m_count * n_count;
+  // Four consecutive n per thread (n_count and N are multiples of 16), the SK loads issued
+  // together and summed in split order: the first version chained them (one L2 round trip per
+  // split per element) and spent ~13 us reducing 16 x 256 outputs at SK=8 (H200, 2026-11-30).
+  const int n4 = n_count >> 2;
+  const int total = m_count * n4;
   for (int i = (int)threadIdx.x; i < total; i += (int)blockDim.x) {
-    const int m = m_begin + i / n_count;
-    const int n = n_begin + i % n_count;
-    float s = 0.0f;
-#pragma unroll 1
-    for (int k = 0; k < R4_SK; ++k) s += r4_ld_coherent(&o.part[((i64)k * o.M + m) * o.N + n]);
-    o.c[(i64)m * o.N + n] = r4_f32_to_bf16(s);
+    const int m = m_begin + i / n4;
+    const int n = n_begin + 4 * (i % n4);
+    float4 v[R4_SK];
+#pragma unroll
+    for (int k = 0; k < R4_SK; ++k) v[k] = r4_ld_coherent4(&o.part[((i64)k * o.M + m) * o.N + n]);
+    float4 s = v[0];
+#pragma unroll
+    for (int k = 1; k < R4_SK; ++k) {
+      s.x += v[k].x;
+      s.y += v[k].y;
+      s.z += v[k].z;
+      s.w += v[k].w;
+    }
+    u16* c = o.c + (i64)m * o.N + n;
+    c[0] = r4_f32_to_bf16(s.x);
+    c[1] = r4_f32_to_bf16(s.y);
+    c[2] = r4_f32_to_bf16(s.z);
+    c[3] = r4_f32_to_bf16(s.w);
   }
   if (threadIdx.x == 0) counters[tile] = 0u;
 }

@@ -5,13 +5,17 @@
 // Per warp: R4_NPW weight tiles of 16 rows x this split's K range, against the block's
 // R4_MB*16 activation rows. Weights are the 16-row A operand of mma.m16n8k16 and activations the
 // 8-wide B operand (operand swap: M is not padded to 16; an 8-row sub-tile with no live row is
-// skipped). Each lane streams one 16-byte chunk per (tile, 64-K block), R4_DEPTH blocks ahead in
-// registers (R4_DEPTH * R4_NPW = 8 chunks = 128 B in flight per lane), and dequantises with the
-// 1024+n magic number (FasterTransformer / Marlin); scales are applied to the f16 weights (one
-// rounding, 2^-11 relative) so the accumulators are the output tile itself.
+// skipped). Weights and activations arrive through the cp.async pipeline of
+// kernels/gemm_common.h; the weights are dequantised with the 1024+n magic number
+// (FasterTransformer / Marlin) and scaled in f16 (one rounding, 2^-11 relative), so the
+// accumulators are the output tile itself.
 //
 // Test-only define: R4_BROKEN_SCALE=1 reads the scale of the next group (wrapping): a wrong
 // kernel that the correctness sweep must catch.
+#ifndef R4_A_BF16
+#define R4_A_BF16 0
+#endif
+#define R4_ACT_BYTES 2
 #include "kernels/gemm_common.h"
 
 #if defined(R4_NV)
@@ -21,22 +25,9 @@
 #include "kernels/amd/wmma.h"
 #endif
 
-#ifndef R4_A_BF16
-#define R4_A_BF16 0
-#endif
-#ifndef R4_BROKEN_SCALE
-#define R4_BROKEN_SCALE 0
-#endif
-#define R4_DEPTH (R4_NPW >= 4 ? 2 : (R4_NPW == 2 ? 4 : 8))
 #define R4_MSUB (2 * R4_MB)  // 8-row activation sub-tiles per block
 
 #if defined(R4_NV)
-
-struct W4Stage {
-  u32x4 w[R4_NPW];  // the lane's 16 bytes of each tile
-  u32 s0[R4_NPW];   // scale dword, row g
-  u32 s1[R4_NPW];   // scale dword, row g+8
-};
 
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
     gemm_w4a16_nt(const u16* __restrict__ A,      // [M, K] f16 or bf16 bits
@@ -63,15 +54,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
   for (int p = 0; p < R4_NPW; ++p) {
     const int tile = min(tile_base + p, ntiles - 1);  // idle warps re-read a valid tile
     wp[p] = wq + (i64)tile * KB * 32 + lane;
-    sp[p] = wsz + (i64)tile * G * 16 + g;
-  }
-  const char* arow[R4_MSUB];
-  bool aok[R4_MSUB];
-#pragma unroll
-  for (int j = 0; j < R4_MSUB; ++j) {
-    const int row = m_base + 8 * j + g;
-    aok[j] = row < M;
-    arow[j] = reinterpret_cast<const char*>(A + (i64)min(row, M - 1) * K + 16 * t);
+    sp[p] = wsz + (i64)tile * G * 16;
   }
 
   float acc[R4_NPW][R4_MSUB][4];
@@ -82,92 +65,106 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[p][j][e] = 0.0f;
 
-  W4Stage st[R4_DEPTH];
+  extern __shared__ __align__(16) char r4_smem[];
+  char* wring = r4_smem + warp * (R4_STAGES * R4_NPW * R4_WSLOT);
+  char* abuf = r4_smem + R4_WV * R4_STAGES * R4_NPW * R4_WSLOT;
+  const int rows_alloc = min(R4_MB * 16, (M + 7) & ~7);
+  const int rows_live = min(R4_MB * 16, M - m_base);
+  const int act_stage = rows_alloc * R4_ROW_BYTES;
+  const char* a_src = reinterpret_cast<const char*>(A + (i64)m_base * K);
+  const i64 a_stride = (i64)K * 2;
+
+  // Prologue: activation chunk 0 rides in the group of block 0; blocks 1..S-2 follow.
+  r4_stage_rows(abuf, a_src + (i64)kb_begin * R4_BPB, a_stride, rows_live,
+                min(R4_STAGES, kb_end - kb_begin) * R4_BPB);
 #pragma unroll
-  for (int d = 0; d < R4_DEPTH; ++d) {
-    const int kb = kb_begin + d;
-    if (kb < kb_end) {
-      const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) {
-        st[d].w[p] = r4_ld_weight<R4_NT>(wp[p] + (i64)kb * 32);
-        st[d].s0[p] = r4_ld_u32(sp[p] + grp * 16);
-        st[d].s1[p] = r4_ld_u32(sp[p] + grp * 16 + 8);
-      }
-    }
+  for (int d = 0; d < R4_STAGES - 1; ++d) {
+    r4_issue_weights(wring + d * R4_NPW * R4_WSLOT, wp, sp, min(kb_begin + d, kb_end - 1), G, lane);
+    r4_cp_async_commit();
   }
 
-  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_DEPTH) {
+  int chunk = 0;
+  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_STAGES, ++chunk) {
 #pragma unroll
-    for (int d = 0; d < R4_DEPTH; ++d) {
-      const int kb = kb0 + d;
-      if (kb < kb_end) {
-        const W4Stage cur = st[d];
-        const int nkb = kb + R4_DEPTH;
-        if (nkb < kb_end) {
-          const int grp = R4_BROKEN_SCALE ? ((nkb >> 1) + 1) % G : (nkb >> 1);
+    for (int i = 0; i < R4_STAGES; ++i) {
+      const int kb = kb0 + i;
+      const bool valid = kb < kb_end;  // steps past the end run on zeroed activations
+      r4_cp_async_wait<R4_STAGES - 2>();  // block kb (and, at i == 0, this chunk) has landed
+      if (i == 0) {
+        __syncthreads();  // every thread's chunk copies are visible; the other buffer is free
+        if (kb0 + R4_STAGES < kb_end)
+          r4_stage_rows(abuf + ((chunk + 1) & 1) * act_stage,
+                        a_src + (i64)(kb0 + R4_STAGES) * R4_BPB, a_stride, rows_live,
+                        min(R4_STAGES, kb_end - kb0 - R4_STAGES) * R4_BPB);
+      } else {
+        __syncwarp();  // every lane is done with the slot refilled below
+      }
+      r4_issue_weights(wring + ((i + R4_STAGES - 1) % R4_STAGES) * R4_NPW * R4_WSLOT, wp, sp,
+                       min(kb + R4_STAGES - 1, kb_end - 1), G, lane);
+      r4_cp_async_commit();
+
+      const char* slot = wring + i * R4_NPW * R4_WSLOT;
+      const char* sbuf = abuf + (chunk & 1) * act_stage;
+      // Activations of this block: 16 consecutive k per lane (32 bytes) per live sub-tile.
+      u32x4 h[R4_MSUB][2];
 #pragma unroll
-          for (int p = 0; p < R4_NPW; ++p) {
-            st[d].w[p] = r4_ld_weight<R4_NT>(wp[p] + (i64)nkb * 32);
-            st[d].s0[p] = r4_ld_u32(sp[p] + grp * 16);
-            st[d].s1[p] = r4_ld_u32(sp[p] + grp * 16 + 8);
-          }
+      for (int j = 0; j < R4_MSUB; ++j) {
+        if (m_base + 8 * j < M && valid) {
+          const char* p = sbuf + (8 * j + g) * R4_ROW_BYTES + i * 128 + 32 * t;
+          h[j][0] = r4_lds16(p);
+          h[j][1] = r4_lds16(p + 16);
+        } else {
+          h[j][0] = u32x4{0u, 0u, 0u, 0u};
+          h[j][1] = u32x4{0u, 0u, 0u, 0u};
         }
-        // Activations of this block: 16 consecutive k per lane (32 bytes) per live sub-tile.
-        u32x4 h[R4_MSUB][2];
+      }
+      // Dequantise the lane's weights: four k16 steps x four A registers per tile.
+      u32 a[R4_NPW][4][4];
 #pragma unroll
-        for (int j = 0; j < R4_MSUB; ++j) {
-          if (m_base + 8 * j < M && aok[j]) {
-            h[j][0] = r4_ld_act16(arow[j] + (i64)kb * 128);
-            h[j][1] = r4_ld_act16(arow[j] + (i64)kb * 128 + 16);
-          } else {
-            h[j][0] = u32x4{0u, 0u, 0u, 0u};
-            h[j][1] = u32x4{0u, 0u, 0u, 0u};
-          }
-        }
-        // Dequantise the lane's weights: four k16 steps x four A registers per tile.
-        u32 a[R4_NPW][4][4];
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p) {
-          const u32 w4[4] = {cur.w[p].x, cur.w[p].y, cur.w[p].z, cur.w[p].w};
+      for (int p = 0; p < R4_NPW; ++p) {
+        const u32x4 wv = r4_lds16(slot + p * R4_WSLOT + lane * 16);
+        const u32* sc = reinterpret_cast<const u32*>(slot + p * R4_WSLOT + 512);
+        const u32 s0 = sc[g];
+        const u32 s1 = sc[g + 8];
+        const u32 w4[4] = {wv.x, wv.y, wv.z, wv.w};
 #if R4_A_BF16
-          const u32 s_lo = r4nv::f16_scale_to_bf16x2(cur.s0[p]);
-          const u32 s_hi = r4nv::f16_scale_to_bf16x2(cur.s1[p]);
+        const u32 s_lo = r4nv::f16_scale_to_bf16x2(s0);
+        const u32 s_hi = r4nv::f16_scale_to_bf16x2(s1);
 #pragma unroll
-          for (int s = 0; s < 4; ++s) r4nv::dequant_bf16(w4[s], s_lo, s_hi, a[p][s]);
+        for (int s = 0; s < 4; ++s) r4nv::dequant_bf16(w4[s], s_lo, s_hi, a[p][s]);
 #else
-          const u32 s_lo = r4nv::prmt(cur.s0[p], 0u, 0x1010u);  // (scale, scale)
-          const u32 s_hi = r4nv::prmt(cur.s1[p], 0u, 0x1010u);
-          const u32 bias = r4nv::prmt(cur.s0[p], 0u, 0x3232u);  // (-1032, -1032)
+        const u32 s_lo = r4nv::prmt(s0, 0u, 0x1010u);  // (scale, scale)
+        const u32 s_hi = r4nv::prmt(s1, 0u, 0x1010u);
+        const u32 bias = r4nv::prmt(s0, 0u, 0x3232u);  // (-1032, -1032): the dword's high half
 #pragma unroll
-          for (int s = 0; s < 4; ++s) r4nv::dequant_f16(w4[s], s_lo, s_hi, bias, a[p][s]);
+        for (int s = 0; s < 4; ++s) r4nv::dequant_f16(w4[s], s_lo, s_hi, bias, a[p][s]);
 #endif
-        }
+      }
 #pragma unroll
-        for (int j = 0; j < R4_MSUB; ++j) {
-          if (m_base + 8 * j < M) {  // uniform: skip sub-tiles with no live row
-            const u32 hv[8] = {h[j][0].x, h[j][0].y, h[j][0].z, h[j][0].w,
-                               h[j][1].x, h[j][1].y, h[j][1].z, h[j][1].w};
+      for (int j = 0; j < R4_MSUB; ++j) {
+        if (m_base + 8 * j < M) {  // uniform: skip sub-tiles with no live row
+          const u32 hv[8] = {h[j][0].x, h[j][0].y, h[j][0].z, h[j][0].w,
+                             h[j][1].x, h[j][1].y, h[j][1].z, h[j][1].w};
 #pragma unroll
-            for (int s = 0; s < 4; ++s) {
-              // The layout's k-permutation, applied to the activations (quant/layout/sm80.h):
-              // b0 = (k 4s, 4s+2), b1 = (k 4s+1, 4s+3) of the lane's 16.
-              const u32 b0 = r4nv::prmt(hv[2 * s], hv[2 * s + 1], 0x5410u);
-              const u32 b1 = r4nv::prmt(hv[2 * s], hv[2 * s + 1], 0x7632u);
+          for (int s = 0; s < 4; ++s) {
+            // The layout's k-permutation, applied to the activations (quant/layout/sm80.h):
+            // b0 = (k 4s, 4s+2), b1 = (k 4s+1, 4s+3) of the lane's 16.
+            const u32 b0 = r4nv::prmt(hv[2 * s], hv[2 * s + 1], 0x5410u);
+            const u32 b1 = r4nv::prmt(hv[2 * s], hv[2 * s + 1], 0x7632u);
 #pragma unroll
-              for (int p = 0; p < R4_NPW; ++p) {
+            for (int p = 0; p < R4_NPW; ++p) {
 #if R4_A_BF16
-                r4nv::mma_bf16(acc[p][j], a[p][s], b0, b1);
+              r4nv::mma_bf16(acc[p][j], a[p][s], b0, b1);
 #else
-                r4nv::mma_f16(acc[p][j], a[p][s], b0, b1);
+              r4nv::mma_f16(acc[p][j], a[p][s], b0, b1);
 #endif
-              }
             }
           }
         }
       }
     }
   }
+  r4_cp_async_wait<0>();  // no copy may still target shared memory when the block exits
 
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
 #pragma unroll

@@ -5,11 +5,12 @@
 // one multiply by the row's activation scale at the end (QServe: no per-partial dequant).
 // M = 1..64, N a multiple of 16, K a multiple of 128; Aq 16-byte aligned.
 //
-// Work mapping, pipelining and split-K as gemm_w4a16_nt (kernels/gemm_common.h). Under the sm80
-// layout the lane's 16 activation bytes (k 16t..16t+15 of the block) are, in natural order, the B
-// registers of the block's two k32 steps: no shuffling on this path.
+// Work mapping, cp.async pipeline and split-K as gemm_w4a16_nt (kernels/gemm_common.h). Under
+// the sm80 layout the lane's 16 activation bytes (k 16t..16t+15 of the block) are, in natural
+// order, the B registers of the block's two k32 steps: no shuffling on this path.
 //
 // Test-only define: R4_BROKEN_SCALE=1 reads the scale of the next group (wrapping).
+#define R4_ACT_BYTES 1
 #include "kernels/gemm_common.h"
 
 #if defined(R4_NV)
@@ -19,19 +20,9 @@
 #include "kernels/amd/wmma.h"
 #endif
 
-#ifndef R4_BROKEN_SCALE
-#define R4_BROKEN_SCALE 0
-#endif
-#define R4_DEPTH (R4_NPW >= 4 ? 2 : (R4_NPW == 2 ? 4 : 8))
 #define R4_MSUB (2 * R4_MB)
 
 #if defined(R4_NV)
-
-struct W8Stage {
-  u32x4 w[R4_NPW];
-  u32 s0[R4_NPW];
-  u32 s1[R4_NPW];
-};
 
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
     gemm_w4a8_nt(const i8* __restrict__ Aq,       // [M, K] int8
@@ -59,15 +50,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
   for (int p = 0; p < R4_NPW; ++p) {
     const int tile = min(tile_base + p, ntiles - 1);
     wp[p] = wq + (i64)tile * KB * 32 + lane;
-    sp[p] = wsz + (i64)tile * G * 16 + g;
-  }
-  const i8* arow[R4_MSUB];
-  bool aok[R4_MSUB];
-#pragma unroll
-  for (int j = 0; j < R4_MSUB; ++j) {
-    const int row = m_base + 8 * j + g;
-    aok[j] = row < M;
-    arow[j] = Aq + (i64)min(row, M - 1) * K + 16 * t;
+    sp[p] = wsz + (i64)tile * G * 16;
   }
 
   float acc[R4_NPW][R4_MSUB][4];
@@ -82,79 +65,86 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
         iacc[p][j][e] = 0;
       }
 
-  W8Stage st[R4_DEPTH];
+  extern __shared__ __align__(16) char r4_smem[];
+  char* wring = r4_smem + warp * (R4_STAGES * R4_NPW * R4_WSLOT);
+  char* abuf = r4_smem + R4_WV * R4_STAGES * R4_NPW * R4_WSLOT;
+  const int rows_alloc = min(R4_MB * 16, (M + 7) & ~7);
+  const int rows_live = min(R4_MB * 16, M - m_base);
+  const int act_stage = rows_alloc * R4_ROW_BYTES;
+  const char* a_src = reinterpret_cast<const char*>(Aq + (i64)m_base * K);
+  const i64 a_stride = (i64)K;
+
+  r4_stage_rows(abuf, a_src + (i64)kb_begin * R4_BPB, a_stride, rows_live,
+                min(R4_STAGES, kb_end - kb_begin) * R4_BPB);
 #pragma unroll
-  for (int d = 0; d < R4_DEPTH; ++d) {
-    const int kb = kb_begin + d;
-    if (kb < kb_end) {
-      const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) {
-        st[d].w[p] = r4_ld_weight<R4_NT>(wp[p] + (i64)kb * 32);
-        st[d].s0[p] = r4_ld_u32(sp[p] + grp * 16);
-        st[d].s1[p] = r4_ld_u32(sp[p] + grp * 16 + 8);
-      }
-    }
+  for (int d = 0; d < R4_STAGES - 1; ++d) {
+    r4_issue_weights(wring + d * R4_NPW * R4_WSLOT, wp, sp, min(kb_begin + d, kb_end - 1), G, lane);
+    r4_cp_async_commit();
   }
 
-  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_DEPTH) {
+  int chunk = 0;
+  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_STAGES, ++chunk) {
 #pragma unroll
-    for (int d = 0; d < R4_DEPTH; ++d) {
-      const int kb = kb0 + d;
-      if (kb < kb_end) {
-        const W8Stage cur = st[d];
-        const int nkb = kb + R4_DEPTH;
-        if (nkb < kb_end) {
-          const int grp = R4_BROKEN_SCALE ? ((nkb >> 1) + 1) % G : (nkb >> 1);
+    for (int i = 0; i < R4_STAGES; ++i) {
+      const int kb = kb0 + i;
+      const bool valid = kb < kb_end;
+      r4_cp_async_wait<R4_STAGES - 2>();
+      if (i == 0) {
+        __syncthreads();
+        if (kb0 + R4_STAGES < kb_end)
+          r4_stage_rows(abuf + ((chunk + 1) & 1) * act_stage,
+                        a_src + (i64)(kb0 + R4_STAGES) * R4_BPB, a_stride, rows_live,
+                        min(R4_STAGES, kb_end - kb0 - R4_STAGES) * R4_BPB);
+      } else {
+        __syncwarp();
+      }
+      r4_issue_weights(wring + ((i + R4_STAGES - 1) % R4_STAGES) * R4_NPW * R4_WSLOT, wp, sp,
+                       min(kb + R4_STAGES - 1, kb_end - 1), G, lane);
+      r4_cp_async_commit();
+
+      const char* slot = wring + i * R4_NPW * R4_WSLOT;
+      const char* sbuf = abuf + (chunk & 1) * act_stage;
+      u32x4 q[R4_MSUB];
 #pragma unroll
-          for (int p = 0; p < R4_NPW; ++p) {
-            st[d].w[p] = r4_ld_weight<R4_NT>(wp[p] + (i64)nkb * 32);
-            st[d].s0[p] = r4_ld_u32(sp[p] + grp * 16);
-            st[d].s1[p] = r4_ld_u32(sp[p] + grp * 16 + 8);
-          }
+      for (int j = 0; j < R4_MSUB; ++j) {
+        if (m_base + 8 * j < M && valid) {
+          q[j] = r4_lds16(sbuf + (8 * j + g) * R4_ROW_BYTES + i * 64 + 16 * t);
+        } else {
+          q[j] = u32x4{0u, 0u, 0u, 0u};
         }
-        u32x4 q[R4_MSUB];
+      }
+      const bool flush = (kb & 1) || kb + 1 == kb_end;  // end of a 128-K group or of the split
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p) {
+        const u32x4 wv = r4_lds16(slot + p * R4_WSLOT + lane * 16);
+        u32 a0[4], a1[4];
+        r4nv::dequant_s8(wv.x, wv.y, a0);  // k32 step 0
+        r4nv::dequant_s8(wv.z, wv.w, a1);  // k32 step 1
 #pragma unroll
         for (int j = 0; j < R4_MSUB; ++j) {
-          if (m_base + 8 * j < M && aok[j]) {
-            q[j] = r4_ld_act16(arow[j] + (i64)kb * 64);
-          } else {
-            q[j] = u32x4{0u, 0u, 0u, 0u};
+          if (m_base + 8 * j < M) {
+            r4nv::mma_s8(iacc[p][j], a0, q[j].x, q[j].y);
+            r4nv::mma_s8(iacc[p][j], a1, q[j].z, q[j].w);
           }
         }
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p) {
-          u32 a0[4], a1[4];
-          r4nv::dequant_s8(cur.w[p].x, cur.w[p].y, a0);  // k32 step 0
-          r4nv::dequant_s8(cur.w[p].z, cur.w[p].w, a1);  // k32 step 1
+        if (flush) {  // one scale multiply per accumulator per group
+          const u32* sc = reinterpret_cast<const u32*>(slot + p * R4_WSLOT + 512);
+          const float w0 = r4_f16_to_f32(sc[g]) * 0.0625f;
+          const float w1 = r4_f16_to_f32(sc[g + 8]) * 0.0625f;
 #pragma unroll
           for (int j = 0; j < R4_MSUB; ++j) {
-            if (m_base + 8 * j < M) {
-              r4nv::mma_s8(iacc[p][j], a0, q[j].x, q[j].y);
-              r4nv::mma_s8(iacc[p][j], a1, q[j].z, q[j].w);
-            }
-          }
-        }
-        // End of a 128-K group (or of this split's range): one scale multiply per accumulator.
-        if ((kb & 1) || kb + 1 == kb_end) {
+            acc[p][j][0] += (float)iacc[p][j][0] * w0;
+            acc[p][j][1] += (float)iacc[p][j][1] * w0;
+            acc[p][j][2] += (float)iacc[p][j][2] * w1;
+            acc[p][j][3] += (float)iacc[p][j][3] * w1;
 #pragma unroll
-          for (int p = 0; p < R4_NPW; ++p) {
-            const float w0 = r4_f16_to_f32(cur.s0[p]) * 0.0625f;
-            const float w1 = r4_f16_to_f32(cur.s1[p]) * 0.0625f;
-#pragma unroll
-            for (int j = 0; j < R4_MSUB; ++j) {
-              acc[p][j][0] += (float)iacc[p][j][0] * w0;
-              acc[p][j][1] += (float)iacc[p][j][1] * w0;
-              acc[p][j][2] += (float)iacc[p][j][2] * w1;
-              acc[p][j][3] += (float)iacc[p][j][3] * w1;
-#pragma unroll
-              for (int e = 0; e < 4; ++e) iacc[p][j][e] = 0;
-            }
+            for (int e = 0; e < 4; ++e) iacc[p][j][e] = 0;
           }
         }
       }
     }
   }
+  r4_cp_async_wait<0>();
 
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
 #pragma unroll

@@ -16,7 +16,7 @@ struct __align__(16) u32x4 { u32 x, y, z, w; };
 #if defined(__HIPCC_RTC__) || defined(__HIP_DEVICE_COMPILE__) || defined(__HIPCC__)
 #define R4_AMD 1
 #define R4_EXTERN extern "C" __global__
-#define R4_LAUNCH_BOUNDS(t) __launch_bounds__(t)
+#define R4_LAUNCH_BOUNDS(t) __launch_bounds__(t, 1)
 // lane id within a wave32
 __device__ inline int r4_lane() { return __lane_id(); }
 // 16-byte read-only global load (weights: NT=1 asks for a non-temporal load)
@@ -27,16 +27,27 @@ __device__ inline u32x4 r4_ld_act16(const void* p) { return *static_cast<const u
 __device__ inline u32 r4_ld_u32(const u32* p) { return *p; }
 // f32 load that bypasses the (non-coherent) L1: split-K partials written by other blocks
 __device__ inline float r4_ld_coherent(const float* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+// 16-byte f32x4 load that bypasses the non-coherent L1
+__device__ inline float4 r4_ld_coherent4(const float* p) { float4 v; v.x = r4_ld_coherent(p); v.y = r4_ld_coherent(p + 1); v.z = r4_ld_coherent(p + 2); v.w = r4_ld_coherent(p + 3); return v; }
 // f32 -> bf16 bits, round to nearest even (NaN kept quiet)
 __device__ inline u16 r4_f32_to_bf16(float f) { u32 x = __builtin_bit_cast(u32, f); if ((x & 0x7FFFFFFFu) > 0x7F800000u) return (u16)((x >> 16) | 0x40u); return (u16)((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16); }
 // f16 bits -> f32
 __device__ inline float r4_f16_to_f32(u32 h) { return (float)__builtin_bit_cast(_Float16, (u16)h); }
 // bf16 bits -> f32
 __device__ inline float r4_bf16_to_f32(u32 h) { return __builtin_bit_cast(float, h << 16); }
+// 16-byte global -> shared copy (synchronous on AMD; the wait is the barrier that follows)
+__device__ inline void r4_cp_async16(void* smem, const void* gmem) { *static_cast<u32x4*>(smem) = *static_cast<const u32x4*>(gmem); }
+// no asynchronous copy groups on AMD
+__device__ inline void r4_cp_async_commit() {}
+// no asynchronous copy groups on AMD
+template <int N> __device__ inline void r4_cp_async_wait() {}
+// 16-byte shared-memory (LDS) load
+__device__ inline u32x4 r4_lds16(const void* p) { return *static_cast<const u32x4*>(p); }
 #else
+
 #define R4_NV 1
 #define R4_EXTERN extern "C" __global__
-#define R4_LAUNCH_BOUNDS(t) __launch_bounds__(t)
+#define R4_LAUNCH_BOUNDS(t) __launch_bounds__(t, 1)
 // lane id within a warp
 __device__ inline int r4_lane() { return (int)(threadIdx.x & 31u); }
 // 16-byte weight load: read-only path, no L1 allocation; NT=1 adds an L2 evict-first policy
@@ -55,12 +66,25 @@ __device__ inline u32x4 r4_ld_act16(const void* p) { u32x4 v; asm volatile("ld.g
 __device__ inline u32 r4_ld_u32(const u32* p) { u32 v; asm volatile("ld.global.nc.u32 %0, [%1];\n" : "=r"(v) : "l"(p)); return v; }
 // f32 load cached in L2 only: split-K partials written by other blocks (L1 is not coherent)
 __device__ inline float r4_ld_coherent(const float* p) { float v; asm volatile("ld.global.cg.f32 %0, [%1];\n" : "=f"(v) : "l"(p)); return v; }
+// 16-byte f32x4 load cached in L2 only (split-K partials)
+__device__ inline float4 r4_ld_coherent4(const float* p) { float4 v; asm volatile("ld.global.cg.v4.f32 {%0,%1,%2,%3}, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p)); return v; }
 // f32 -> bf16 bits, round to nearest even
 __device__ inline u16 r4_f32_to_bf16(float f) { u16 h; asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(f)); return h; }
 // f16 bits (low half of h) -> f32
 __device__ inline float r4_f16_to_f32(u32 h) { float f; asm("{\n .reg .b16 l, u;\n mov.b32 {l, u}, %1;\n cvt.f32.f16 %0, l;\n}\n" : "=f"(f) : "r"(h)); return f; }
 // bf16 bits (low half of h) -> f32
 __device__ inline float r4_bf16_to_f32(u32 h) { return __int_as_float((int)(h << 16)); }
+// shared-memory address of a generic pointer to shared memory
+__device__ inline u32 r4_smem_addr(const void* p) { u32 a; asm("{\n .reg .u64 t;\n cvta.to.shared.u64 t, %1;\n cvt.u32.u64 %0, t;\n}\n" : "=r"(a) : "l"(p)); return a; }
+// 16-byte asynchronous global -> shared copy (L2 only), completed by r4_cp_async_wait
+__device__ inline void r4_cp_async16(void* smem, const void* gmem) { asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(r4_smem_addr(smem)), "l"(gmem) : "memory"); }
+// close the current group of asynchronous copies
+__device__ inline void r4_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// wait until at most N groups of this thread's asynchronous copies are pending
+template <int N> __device__ inline void r4_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
+// 16-byte shared-memory load
+__device__ inline u32x4 r4_lds16(const void* p) { return *static_cast<const u32x4*>(p); }
 #endif
+
 
 #endif  // R4_KERNELS_PRELUDE_H

@@ -13,14 +13,14 @@
 namespace r4::kernels {
 
 struct TimingSpec {
-  int warmup = 2;   // graph replays before timing
-  int reps = 7;     // timed replays (median)
+  int warmup = 2;         // graph replays before timing
+  int reps = 7;           // timed replays (median)
   int min_launches = 24;  // a graph holds at least this many launches (cycling the pool)
 };
 
 struct Timing {
-  double median_us = 0;             // per launch
-  std::vector<double> samples_us;   // per launch, one per replay
+  double median_us = 0;            // per launch
+  std::vector<double> samples_us;  // per launch, one per replay
 };
 
 // Number of pool copies of `bytes_per_copy` needed to cover `factor` x `llc_bytes` (>= 2).
@@ -28,6 +28,7 @@ struct Timing {
 
 // `launch(i)` enqueues launch i (pool entry i % pool) on `s`.
 [[nodiscard]] Timing time_graph(gpu::Context& ctx, gpu::Stream& s, int pool,
-                                const std::function<void(int)>& launch, const TimingSpec& spec = {});
+                                const std::function<void(int)>& launch,
+                                const TimingSpec& spec = {});
 
 }  // namespace r4::kernels

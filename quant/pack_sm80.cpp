@@ -29,7 +29,8 @@ std::uint16_t to_f16(float f) {
     if (frac > 0.5f || (frac == 0.5f && (i & 1u))) ++r;
     return static_cast<std::uint16_t>(sign | r);
   }
-  return static_cast<std::uint16_t>(sign | ((ax + 0xFFFu + ((ax >> 13) & 1u) - (112u << 23)) >> 13));
+  return static_cast<std::uint16_t>(sign |
+                                    ((ax + 0xFFFu + ((ax >> 13) & 1u) - (112u << 23)) >> 13));
 }
 
 float from_f16(std::uint16_t h) {
@@ -78,7 +79,7 @@ Packed pack_sm80(std::span<const std::int8_t> q, std::span<const float> scale, s
                                     ", column " + std::to_string(c));
       const auto pos = lay::weight_pos(r, c, k);
       p.wq[static_cast<std::size_t>(pos.dword)] |= (static_cast<std::uint32_t>(v) & 0xFu)
-                                                    << pos.shift;
+                                                   << pos.shift;
     }
     for (std::int64_t g = 0; g < groups; ++g) {
       const std::uint32_t s = to_f16(scale[static_cast<std::size_t>(r * groups + g)]);
@@ -101,7 +102,8 @@ void unpack_sm80(const Packed& p, std::int64_t n, std::int64_t k, int group,
     for (int i = 0; i < 8; ++i) {
       const auto rc = lay::weight_at(static_cast<long long>(d), i, k);
       const auto nib = static_cast<int>((p.wq[d] >> (4 * i)) & 0xFu);
-      q_out[static_cast<std::size_t>(rc.n * k + rc.k)] = static_cast<std::int8_t>(nib >= 8 ? nib - 16 : nib);
+      q_out[static_cast<std::size_t>(rc.n * k + rc.k)] =
+          static_cast<std::int8_t>(nib >= 8 ? nib - 16 : nib);
     }
   }
   for (std::int64_t r = 0; r < n; ++r)

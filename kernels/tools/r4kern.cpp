@@ -49,9 +49,9 @@ struct SeedShape {
   std::int64_t n, k;
   const char* name;
 };
-constexpr SeedShape kSeedShapes[] = {{3072, 5120, "qkv"},          {5120, 2048, "o"},
-                                     {17408, 5120, "gate_up"},     {5120, 8704, "down"},
-                                     {1280, 5120, "kernel_proj"},  {256, 5120, "hidden_proj"}};
+constexpr SeedShape kSeedShapes[] = {{3072, 5120, "qkv"},         {5120, 2048, "o"},
+                                     {17408, 5120, "gate_up"},    {5120, 8704, "down"},
+                                     {1280, 5120, "kernel_proj"}, {256, 5120, "hidden_proj"}};
 constexpr std::int64_t kCheckMs[] = {1, 7, 8, 16, 33, 64};
 constexpr std::int64_t kTimeMs[] = {1, 8, 16, 32, 64};
 
@@ -105,20 +105,23 @@ class Driver {
     for (unsigned t = 0; t < nthreads; ++t)
       pool.emplace_back([&] {
         auto be = gpu::make_cuda_backend();
-        for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) results[j] = be->compile(jobs[j].req);
+        for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();)
+          results[j] = be->compile(jobs[j].req);
       });
     for (auto& th : pool) th.join();
     int spills = 0;
     for (std::size_t j = 0; j < jobs.size(); ++j) {
-      if (!results[j].ok) throw gpu::Error("compile failed: " + jobs[j].key + "\n" + results[j].log);
+      if (!results[j].ok)
+        throw gpu::Error("compile failed: " + jobs[j].key + "\n" + results[j].log);
       Built b;
       b.module = ctx_->load(results[j].binary);
-      const std::string kname = jobs[j].key == "reference" ? "ref_gemm_w4"
+      const std::string kname = jobs[j].key == "reference"          ? "ref_gemm_w4"
                                 : jobs[j].key.rfind("w4a8", 0) == 0 ? "gemm_w4a8_nt"
                                 : jobs[j].key == "quant_act"        ? "quant_act"
                                                                     : "gemm_w4a16_nt";
       b.kernel = &b.module->kernel(kname);
-      if (auto it = results[j].resources.find(kname); it != results[j].resources.end()) b.res = it->second;
+      if (auto it = results[j].resources.find(kname); it != results[j].resources.end())
+        b.res = it->second;
       if (b.res.spills()) ++spills;
       built_.emplace(jobs[j].key, std::move(b));
     }
@@ -241,7 +244,8 @@ class Driver {
     gpu::DevicePtr A = a_kind == 0 ? a.d_f16.get() : a_kind == 1 ? a.d_bf16.get() : a.d_aq.get();
     gpu::DevicePtr sa = a.d_sa.get(), wq = w.wq.get(), wsz = w.wsz.get(), rp = r.ref.get(),
                    np = r.norm.get();
-    int kind = a_kind, M = static_cast<int>(s.m), N = static_cast<int>(s.n), K = static_cast<int>(s.k);
+    int kind = a_kind, M = static_cast<int>(s.m), N = static_cast<int>(s.n),
+        K = static_cast<int>(s.k);
     void* args[] = {&A, &kind, &sa, &wq, &wsz, &rp, &np, &M, &N, &K};
     const auto total = static_cast<unsigned>(s.m * s.n);
     kernel("reference").launch({(total + 255) / 256, 1, 1}, {256, 1, 1}, 0, *stream_, args);
@@ -272,8 +276,8 @@ class Driver {
       launch_gemm_w4a16(k, c, arch_, s, v.a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww, out.get(),
                         workspace_.get(), *stream_);
     else
-      launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
-                       workspace_.get(), *stream_);
+      launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(), workspace_.get(),
+                       *stream_);
   }
 
   void ensure_workspace(std::size_t bytes) {
@@ -339,8 +343,10 @@ class Driver {
     const auto mn = static_cast<std::size_t>(s.m * s.n);
     std::vector<double> c(mn), nrm(mn);
     for (int vi = 0; vi < 3; ++vi) {
-      if (vi < 2) ref_gemm_w4a16(vi ? a.bf16 : a.f16, vi == 1, w.q, w.scale, s, {c, nrm});
-      else ref_gemm_w4a8(a.aq, a.sa, w.q, w.scale, s, {c, nrm});
+      if (vi < 2)
+        ref_gemm_w4a16(vi ? a.bf16 : a.f16, vi == 1, w.q, w.scale, s, {c, nrm});
+      else
+        ref_gemm_w4a8(a.aq, a.sa, w.q, w.scale, s, {c, nrm});
       const auto g = download<float>(refs[vi].ref, mn);
       for (std::size_t i = 0; i < mn; ++i)
         if (!(std::fabs(g[i] - c[i]) <= 1e-6 * (std::fabs(c[i]) + nrm[i]))) {
@@ -368,13 +374,17 @@ class Driver {
       auto ref = gpu_ref(w, a, vi, s);
       run_variant(v, bc, s, w, a, out, kernel(key(v, bc, true)));
       const auto [bad, ratio] = check_output(out, ref, s, tolerance(v.id, v.a_bf16, s.k));
-      fmt::print("broken variant {} (wrong scale index): {} of {} elements out of tolerance -> {}\n",
-                 v.label, bad, s.m * s.n, bad ? "caught" : "NOT CAUGHT");
+      fmt::print(
+          "broken variant {} (wrong scale index): {} of {} elements out of tolerance -> {}\n",
+          v.label, bad, s.m * s.n, bad ? "caught" : "NOT CAUGHT");
       if (!bad) ++not_caught;
     }
-    fmt::print("GPU reference validated against the CPU reference on {} (shape, M); {} "
-               "determinism re-runs\n", gpu_ref_checked_, determinism_checked_);
-    for (const auto& [v, r] : max_ratio_) fmt::print("max err/tol over passing runs, {}: {:.3f}\n", v, r);
+    fmt::print(
+        "GPU reference validated against the CPU reference on {} (shape, M); {} "
+        "determinism re-runs\n",
+        gpu_ref_checked_, determinism_checked_);
+    for (const auto& [v, r] : max_ratio_)
+      fmt::print("max err/tol over passing runs, {}: {:.3f}\n", v, r);
     return not_caught;
   }
 
@@ -409,12 +419,16 @@ void Driver::time_all() {
       gpu::DevicePtr p = buf.get(), sp = sink.get();
       std::int64_t n16 = static_cast<std::int64_t>(bytes / 16);
       void* kargs[] = {&p, &n16, &sp};
-      const auto t = time_graph(*ctx_, *stream_, 1, [&](int) {
-        k.launch({static_cast<unsigned>(info.multiprocessors) * per_sm, 1, 1}, {512, 1, 1}, 0,
-                 *stream_, kargs);
-      }, TimingSpec{2, 7, 5});
+      const auto t = time_graph(
+          *ctx_, *stream_, 1,
+          [&](int) {
+            k.launch({static_cast<unsigned>(info.multiprocessors) * per_sm, 1, 1}, {512, 1, 1}, 0,
+                     *stream_, kargs);
+          },
+          TimingSpec{2, 7, 5});
       const double gbps = static_cast<double>(bytes) / (t.median_us * 1e3);
-      csv << fmt::format("ceiling,stream_read,0,0,0,{}x512,{:.3f},{:.1f},\n", per_sm, t.median_us, gbps);
+      csv << fmt::format("ceiling,stream_read,0,0,0,{}x512,{:.3f},{:.1f},\n", per_sm, t.median_us,
+                         gbps);
       ceiling = std::max(ceiling, gbps);
     }
     fmt::print("streaming-read ceiling: {:.0f} GB/s (2 GiB buffer)\n", ceiling);
@@ -429,7 +443,10 @@ void Driver::time_all() {
     std::string note;
   };
   std::vector<Row> rows;
-  const TimingSpec coarse{1, 3, 24}, fine{2, 11, 24};
+  const TimingSpec coarse{1, 2, 24}, fine{2, 11, 24};
+  // Each (shape, M, kernel) gets an equal share of the budget; configs are visited in a fixed
+  // shuffled order so that a cut-off sample is not biased towards the first knob values.
+  const double slot_s = args_.time_budget_s / (std::size(kSeedShapes) * std::size(kTimeMs) * 2);
   bool partial = false;
   for (const auto& sh : kSeedShapes) {
     auto w = make_weights(sh.n, sh.k, 7);
@@ -457,26 +474,43 @@ void Driver::time_all() {
         auto measure = [&](const Config& c, const TimingSpec& spec) {
           ensure_workspace(workspace_bytes(v.id, c, s));
           auto& k = kernel(key(v, c, false));
-          return time_graph(*ctx_, *stream_, pool, [&](int e) {
-            const W4Weights ww{pq[static_cast<std::size_t>(e)].get(), ps[static_cast<std::size_t>(e)].get()};
-            if (v.id == KernelId::gemm_w4a16_nt)
-              launch_gemm_w4a16(k, c, arch_, s, a.d_f16.get(), ww, out.get(), workspace_.get(), *stream_);
-            else
-              launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(), workspace_.get(), *stream_);
-          }, spec);
+          return time_graph(
+              *ctx_, *stream_, pool,
+              [&](int e) {
+                const W4Weights ww{pq[static_cast<std::size_t>(e)].get(),
+                                   ps[static_cast<std::size_t>(e)].get()};
+                if (v.id == KernelId::gemm_w4a16_nt)
+                  launch_gemm_w4a16(k, c, arch_, s, a.d_f16.get(), ww, out.get(), workspace_.get(),
+                                    *stream_);
+                else
+                  launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+                                   workspace_.get(), *stream_);
+              },
+              spec);
         };
-        for (const auto& c : config_space(v.id, arch_, s)) {
+        auto space = config_space(v.id, arch_, s);
+        std::shuffle(space.begin(), space.end(), std::mt19937(42));
+        const auto slot0 = Clock::now();
+        std::size_t timed = 0;
+        for (const auto& c : space) {
           if (built_.find(key(v, c, false)) == built_.end()) continue;
-          if (since(t0) > args_.time_budget_s) {
+          if (since(slot0) > slot_s) {
             partial = true;
             break;
           }
+          ++timed;
           const auto t = measure(c, coarse);
           cands.push_back({c, t.median_us});
           csv << fmt::format("coarse,{},{},{},{},\"{}\",{:.3f},{:.1f},\n", v.label, sh.n, sh.k, m,
-                             to_string(c), t.median_us, static_cast<double>(wbytes) / (t.median_us * 1e3));
+                             to_string(c), t.median_us,
+                             static_cast<double>(wbytes) / (t.median_us * 1e3));
         }
-        std::sort(cands.begin(), cands.end(), [](const Cand& x, const Cand& y) { return x.us < y.us; });
+        csv << fmt::format("coverage,{},{},{},{},,{},{},\n", v.label, sh.n, sh.k, m, timed,
+                           space.size());
+        if (timed < space.size())
+          row.note += fmt::format("{}: {} of {} configs timed; ", v.label, timed, space.size());
+        std::sort(cands.begin(), cands.end(),
+                  [](const Cand& x, const Cand& y) { return x.us < y.us; });
         double best = 1e30;
         Config best_c{};
         for (std::size_t i = 0; i < std::min<std::size_t>(4, cands.size()); ++i) {
@@ -496,9 +530,12 @@ void Driver::time_all() {
       }
       {  // quant_act, activations only (no weight pool needed)
         auto& k = kernel("quant_act");
-        const auto t = time_graph(*ctx_, *stream_, 1, [&](int) {
-          launch_quant_act(k, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
-        }, fine);
+        const auto t = time_graph(
+            *ctx_, *stream_, 1,
+            [&](int) {
+              launch_quant_act(k, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
+            },
+            fine);
         row.qa = t.median_us;
         csv << fmt::format("fine,quant_act,{},{},{},,{:.3f},,\n", sh.n, sh.k, m, t.median_us);
       }
@@ -513,19 +550,23 @@ void Driver::time_all() {
       fmt::print("timed {} M={} ({:.0f} s)\n", sh.name, m, since(t0));
     }
   }
-  fmt::print("\n{:<12} {:>5} {:>6} {:>3} | {:>8} {:>6} {:>4} {:<18} | {:>8} {:>6} {:>4} {:<18} | {:>6} | {:>8} {:>8}\n",
-             "shape", "N", "K", "M", "w4a16us", "GB/s", "%", "config", "w4a8us", "GB/s", "%",
-             "config", "qa_us", "bf16_us", "fp8b_us");
+  fmt::print(
+      "\n{:<12} {:>5} {:>6} {:>3} | {:>8} {:>6} {:>4} {:<18} | {:>8} {:>6} {:>4} {:<18} | {:>6} | "
+      "{:>8} {:>8}\n",
+      "shape", "N", "K", "M", "w4a16us", "GB/s", "%", "config", "w4a8us", "GB/s", "%", "config",
+      "qa_us", "bf16_us", "fp8b_us");
   for (const auto& r : rows) {
     const double wb = static_cast<double>(weight_bytes(r.n, r.k));
-    fmt::print("{:<12} {:>5} {:>6} {:>3} | {:>8.2f} {:>6.0f} {:>4.0f} {:<18} | {:>8.2f} {:>6.0f} {:>4.0f} {:<18} | {:>6.2f} | {:>8.2f} {:>8.2f}\n",
-               r.shape, r.n, r.k, r.m, r.w4a16, wb / (r.w4a16 * 1e3), 100 * wb / (r.w4a16 * 1e3) / ceiling,
-               r.cfg16, r.w4a8, wb / (r.w4a8 * 1e3), 100 * wb / (r.w4a8 * 1e3) / ceiling, r.cfg8,
-               r.qa, r.bf16, r.fp8);
+    fmt::print(
+        "{:<12} {:>5} {:>6} {:>3} | {:>8.2f} {:>6.0f} {:>4.0f} {:<18} | {:>8.2f} {:>6.0f} {:>4.0f} "
+        "{:<18} | {:>6.2f} | {:>8.2f} {:>8.2f}\n",
+        r.shape, r.n, r.k, r.m, r.w4a16, wb / (r.w4a16 * 1e3), 100 * wb / (r.w4a16 * 1e3) / ceiling,
+        r.cfg16, r.w4a8, wb / (r.w4a8 * 1e3), 100 * wb / (r.w4a8 * 1e3) / ceiling, r.cfg8, r.qa,
+        r.bf16, r.fp8);
     if (!r.note.empty()) csv << fmt::format("note,,{},{},{},\"{}\",,,\n", r.n, r.k, r.m, r.note);
   }
-  fmt::print("timing sweep {} in {:.0f} s; ceiling {:.0f} GB/s\n", partial ? "PARTIAL (budget)" : "complete",
-             since(t0), ceiling);
+  fmt::print("timing sweep {} in {:.0f} s; ceiling {:.0f} GB/s\n",
+             partial ? "PARTIAL (budget)" : "complete", since(t0), ceiling);
 }
 
 }  // namespace
@@ -536,13 +577,19 @@ int main(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
-    if (s == "--check") a.check = true;
-    else if (s == "--time") a.time = true;
-    else if (s == "--quick") a.quick = true;
-    else if (s == "--out" && i + 1 < argc) a.out = argv[++i];
-    else if (s == "--time-budget" && i + 1 < argc) a.time_budget_s = std::stod(argv[++i]);
+    if (s == "--check")
+      a.check = true;
+    else if (s == "--time")
+      a.time = true;
+    else if (s == "--quick")
+      a.quick = true;
+    else if (s == "--out" && i + 1 < argc)
+      a.out = argv[++i];
+    else if (s == "--time-budget" && i + 1 < argc)
+      a.time_budget_s = std::stod(argv[++i]);
     else {
-      fmt::print(stderr, "usage: r4kern [--check] [--time] [--quick] [--out DIR] [--time-budget S]\n");
+      fmt::print(stderr,
+                 "usage: r4kern [--check] [--time] [--quick] [--out DIR] [--time-budget S]\n");
       return 2;
     }
   }

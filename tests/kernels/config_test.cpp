@@ -1,0 +1,65 @@
+#include "kernels/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kernels/family.hpp"
+
+namespace r4::kernels {
+namespace {
+
+const gpu::Arch sm90{gpu::Vendor::nvidia, "sm_90", 9, 0};
+
+// is_valid is usable in constant expressions (generated headers static_assert with it).
+static_assert([] {
+  gpu::Arch a{gpu::Vendor::nvidia, "sm_90", 9, 0};
+  return is_valid(KernelId::gemm_w4a16_nt, Config{1, 4, 1, 1, 1}, a, Shape{3072, 5120, 8}) &&
+         !is_valid(KernelId::gemm_w4a16_nt, Config{3, 4, 1, 1, 1}, a, Shape{3072, 5120, 8});
+}());
+
+TEST(Config, SpaceIsModerateAndValid) {
+  for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt}) {
+    const auto space = config_space(id, sm90);
+    EXPECT_GT(space.size(), 100u);
+    EXPECT_LE(space.size(), 400u);
+    std::set<std::string> seen;
+    for (const auto& c : space) {
+      EXPECT_TRUE(is_valid(id, c, sm90));
+      EXPECT_TRUE(seen.insert(to_string(c)).second);
+      EXPECT_GT(pipeline_stages(id, c), 0);
+    }
+  }
+}
+
+TEST(Config, ShapeLimits) {
+  const Config c{4, 2, 1, 1, 0};
+  EXPECT_TRUE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {3072, 5120, 64}));
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {3072, 5120, 65}));  // M > 64
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {3080, 5120, 8}));   // N % 16
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {3072, 5000, 8}));   // K % 128
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, Config{4, 2, 2, 1, 0}, sm90, {3072, 5120, 16}));
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, Config{2, 1, 1, 1, 0}, sm90, {16, 128, 1}));
+  EXPECT_TRUE(is_valid(KernelId::gemm_w4a8_nt, Config{1, 2, 1, 1, 0}, sm90, {16, 128, 1}));
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, Config{1, 4, 1, 1, 0}, sm90, {16, 128, 1}));
+  const gpu::Arch sm75{gpu::Vendor::nvidia, "sm_75", 7, 5};
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a16_nt, c, sm75));
+}
+
+TEST(Family, NamesAndWorkspace) {
+  EXPECT_EQ(name(KernelId::gemm_w4a16_nt), "gemm_w4a16_nt");
+  EXPECT_EQ(parse_kernel("gemm_w4a8_nt"), KernelId::gemm_w4a8_nt);
+  EXPECT_FALSE(parse_kernel("gemm_w4a4_nt"));
+  EXPECT_EQ(workspace_bytes(KernelId::gemm_w4a16_nt, {1, 1, 1, 1, 0}, {3072, 5120, 8}), 0u);
+  EXPECT_EQ(workspace_bytes(KernelId::gemm_w4a16_nt, {1, 4, 1, 1, 0}, {3072, 5120, 8}),
+            65536u + 4u * 8 * 3072 * 4);
+  const auto d = launch_dims(KernelId::gemm_w4a8_nt, {4, 2, 1, 2, 0}, sm90, {3072, 5120, 33});
+  EXPECT_EQ(d.grid.x, 24u);
+  EXPECT_EQ(d.grid.y, 2u);
+  EXPECT_EQ(d.grid.z, 3u);
+  EXPECT_EQ(d.block.x, 128u);
+  EXPECT_LE(d.shared_bytes, static_cast<unsigned>(kSharedLimit));
+}
+
+}  // namespace
+}  // namespace r4::kernels

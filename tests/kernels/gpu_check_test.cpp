@@ -1,0 +1,97 @@
+// GPU check (label `gpu`; skips without a device): a few configs of each kernel against the CPU
+// reference on a small shape, outputs poisoned with NaN first. The full sweep over every config
+// and the seed shapes is `r4kern --check` (kernels/tools/r4kern.cpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "kernels/family.hpp"
+#include "kernels/host_half.hpp"
+#include "kernels/reference.hpp"
+#include "kernels/tolerance.hpp"
+#include "quant/pack.hpp"
+
+namespace r4::kernels {
+namespace {
+
+TEST(GpuCheck, SmallShapeMatchesCpuReference) {
+  auto be = gpu::make_cuda_backend();
+  if (be->device_count() == 0) GTEST_SKIP() << be->status();
+  auto ctx = be->open(0);
+  auto stream = ctx->create_stream();
+  const auto arch = ctx->info().arch;
+  const Shape s{64, 256, 33};
+  std::mt19937 rng(3);
+  std::vector<std::int8_t> q(static_cast<std::size_t>(s.n * s.k));
+  for (auto& x : q) x = static_cast<std::int8_t>(static_cast<int>(rng() % 16) - 8);
+  std::vector<float> sc(static_cast<std::size_t>(s.n * s.k / 128));
+  for (auto& x : sc)
+    x = half_to_float(float_to_half(0.01f + 0.001f * static_cast<float>(rng() % 16)));
+  const auto p = quant::pack_sm80(q, sc, s.n, s.k, 128);
+  std::normal_distribution<float> nd;
+  std::vector<std::uint16_t> a16(static_cast<std::size_t>(s.m * s.k)), abf(a16.size());
+  for (std::size_t i = 0; i < a16.size(); ++i) {
+    const float x = nd(rng);
+    a16[i] = float_to_half(x);
+    abf[i] = float_to_bf16(x);
+  }
+  auto up = [&](const void* src, std::size_t bytes) {
+    gpu::DeviceBuffer b(*ctx, bytes);
+    ctx->copy_to_device(b.get(), src, bytes);
+    return b;
+  };
+  auto wq = up(p.wq.data(), p.wq.size() * 4), wsz = up(p.wsz.data(), p.wsz.size() * 4);
+  auto d16 = up(a16.data(), a16.size() * 2), dbf = up(abf.data(), abf.size() * 2);
+  gpu::DeviceBuffer aq(*ctx, a16.size()), sa(*ctx, static_cast<std::size_t>(s.m) * 4);
+  gpu::DeviceBuffer out(*ctx, static_cast<std::size_t>(s.m * s.n) * 2);
+  gpu::DeviceBuffer ws(*ctx, 1u << 20);
+  ctx->memset8(ws.get(), 0, 1u << 20, *stream);
+
+  auto qa_bin = be->compile(compile_request(KernelId::quant_act, Config{}, arch));
+  ASSERT_TRUE(qa_bin.ok) << qa_bin.log;
+  auto qa_mod = ctx->load(qa_bin.binary);
+  launch_quant_act(qa_mod->kernel("quant_act"), s, dbf.get(), aq.get(), sa.get(), *stream);
+  stream->synchronize();
+  std::vector<std::int8_t> haq(a16.size());
+  std::vector<float> hsa(static_cast<std::size_t>(s.m));
+  ctx->copy_to_host(haq.data(), aq.get(), haq.size());
+  ctx->copy_to_host(hsa.data(), sa.get(), hsa.size() * 4);
+
+  const auto mn = static_cast<std::size_t>(s.m * s.n);
+  for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt})
+    for (bool bf : {false, true}) {
+      if (id == KernelId::gemm_w4a8_nt && bf) continue;
+      std::vector<double> ref(mn), nrm(mn);
+      if (id == KernelId::gemm_w4a16_nt)
+        ref_gemm_w4a16(bf ? abf : a16, bf, q, sc, s, {ref, nrm});
+      else
+        ref_gemm_w4a8(haq, hsa, q, sc, s, {ref, nrm});
+      const auto tol = tolerance(id, bf, s.k);
+      for (const Config c : {Config{1, 1, 1, 1, 0}, Config{2, 2, 2, 2, 1}, Config{4, 4, 1, 1, 0}}) {
+        if (!is_valid(id, c, arch, s)) continue;
+        auto bin = be->compile(compile_request(id, c, arch, {bf, false}));
+        ASSERT_TRUE(bin.ok) << bin.log;
+        auto mod = ctx->load(bin.binary);
+        ctx->memset8(out.get(), 0xFF, mn * 2, *stream);
+        const W4Weights w{wq.get(), wsz.get()};
+        if (id == KernelId::gemm_w4a16_nt)
+          launch_gemm_w4a16(mod->kernel(std::string(name(id))), c, arch, s,
+                            bf ? dbf.get() : d16.get(), w, out.get(), ws.get(), *stream);
+        else
+          launch_gemm_w4a8(mod->kernel(std::string(name(id))), c, arch, s, aq.get(), sa.get(), w,
+                           out.get(), ws.get(), *stream);
+        stream->synchronize();
+        std::vector<std::uint16_t> h(mn);
+        ctx->copy_to_host(h.data(), out.get(), mn * 2);
+        for (std::size_t i = 0; i < mn; ++i) {
+          const double err = std::fabs(static_cast<double>(bf16_to_float(h[i])) - ref[i]);
+          ASSERT_LE(err, tol.rel * std::fabs(ref[i]) + tol.abs_coef * nrm[i])
+              << name(id) << " " << to_string(c) << " bf16=" << bf << " at " << i;
+        }
+      }
+    }
+}
+
+}  // namespace
+}  // namespace r4::kernels
