@@ -72,6 +72,7 @@ gpu::CompileRequest compile_request(KernelId id, const Config& c, const gpu::Arc
     if (id == KernelId::gemm_w4a16_nt)
       req.defines.push_back(fmt::format("R4_A_BF16={}", opt.a_bf16 ? 1 : 0));
     if (opt.broken_scale) req.defines.emplace_back("R4_BROKEN_SCALE=1");
+    if (opt.test_fault) req.defines.push_back(fmt::format("R4_TEST_FAULT={}", opt.test_fault));
   }
   return req;
 }

@@ -19,6 +19,7 @@ namespace r4::kernels {
 struct CompileOptions {
   bool a_bf16 = false;        // gemm_w4a16_nt: A is bf16 instead of f16
   bool broken_scale = false;  // TEST ONLY: a deliberately wrong kernel (next group's scale)
+  int test_fault = 0;  // TEST ONLY: 1 writes out of bounds, 2 never returns (R4_TEST_FAULT)
 };
 
 // The run-time compile of one kernel/config for one arch. Throws std::invalid_argument when

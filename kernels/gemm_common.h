@@ -41,6 +41,27 @@
 #define R4_BROKEN_SCALE 0  // TEST ONLY: 1 reads the next group's scale (a kernel the checks must catch)
 #endif
 
+// TEST ONLY: R4_TEST_FAULT makes a kernel misbehave so the tuner's isolation can be tested
+// (tests/tuner/sweep_isolation and `[test] inject` in a sweep spec): 1 writes far outside every
+// allocation (an illegal address that poisons the context), 2 never returns.
+#ifndef R4_TEST_FAULT
+#define R4_TEST_FAULT 0
+#endif
+#if R4_TEST_FAULT == 1
+#define R4_TEST_FAULT_HOOK(out)                                                   \
+  if (threadIdx.x == 0 && blockIdx.x == 0)                                         \
+    *(volatile u32*)((char*)(out) + ((long long)1 << 44)) = 0xDEADu;
+#elif R4_TEST_FAULT == 2
+#define R4_TEST_FAULT_HOOK(out)                                                   \
+  {                                                                                \
+    volatile int spin = 1;                                                         \
+    while (spin) {                                                                 \
+    }                                                                              \
+  }
+#else
+#define R4_TEST_FAULT_HOOK(out)
+#endif
+
 // Counters: the first kSplitKCounterBytes of the workspace (one u32 per (x, z) block tile).
 #define R4_SPLITK_COUNTERS 16384
 #define R4_SPLITK_COUNTER_BYTES (R4_SPLITK_COUNTERS * 4)

@@ -32,6 +32,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
                  u16* __restrict__ C,             // [M, N] bf16 bits
                  void* __restrict__ ws,           // split-K workspace (SK > 1)
                  int M, int N, int K) {
+  R4_TEST_FAULT_HOOK(C)
   const int lane = r4_lane();
   const int warp = (int)(threadIdx.x >> 5);
   const int g = lane >> 2;

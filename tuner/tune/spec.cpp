@@ -67,8 +67,9 @@ std::vector<std::string> string_list(const toml::node_view<const toml::node> v,
 
 const std::set<std::string> kKnownKernels = {"gemm_w4a16_nt", "gemm_w4a8_nt"};
 const std::set<std::string> kKnownBaselines = {"bf16", "fp8_block"};
-const std::set<std::string> kTopKeys = {"name",  "description", "kernels", "shapes", "bands",
-                                        "space", "baselines",   "pool",    "stop",   "compile"};
+const std::set<std::string> kTopKeys = {"name",  "description", "kernels", "shapes",
+                                        "bands", "space",       "baselines", "pool",
+                                        "stop",  "compile",     "test"};
 
 void check_keys(const toml::node_view<const toml::node> v, const std::set<std::string>& known,
                 const std::string& origin, const std::string& where) {
@@ -106,6 +107,7 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   check_keys(t["stop"], {"rel_ci", "min_samples", "max_samples", "max_seconds", "race", "finalists",
                          "warmup_replays"}, origin, "stop");
   check_keys(t["compile"], {"arch"}, origin, "compile");
+  check_keys(t["test"], {"inject"}, origin, "test");
   Spec s;
   s.text = text;
   s.name = get_or<std::string>(t["name"], "", origin, "name");
@@ -197,6 +199,10 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   if (st.finalists < 1) fail(origin, "stop.finalists must be >= 1");
 
   s.compile_arch = get_or<std::string>(t["compile"]["arch"], "sm_90", origin, "compile.arch");
+  s.inject = string_list(t["test"]["inject"], origin, "test.inject");
+  for (const auto& i : s.inject)
+    if (i != "oob" && i != "hang" && i != "wrong")
+      fail(origin, "test.inject: unknown fault '" + i + "' (known: oob, hang, wrong)");
   return s;
 }
 

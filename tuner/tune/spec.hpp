@@ -57,6 +57,9 @@ struct Spec {
   PoolSpec pool;
   StopSpec stop;
   std::string compile_arch;  // for --compile-only without a device; default "sm_90"
+  // TEST ONLY ([test] inject): extra candidates that misbehave, to exercise isolation:
+  // "oob" writes out of bounds, "hang" never returns, "wrong" reads the wrong scale.
+  std::vector<std::string> inject;
 };
 
 // Throws SpecError.

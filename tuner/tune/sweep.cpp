@@ -70,6 +70,7 @@ bool in_list(const std::vector<int>& allowed, int v) {
 struct Unit {
   kernels::KernelId id;
   kernels::Config config;
+  std::string injected;  // TEST ONLY: "oob" | "hang" | "wrong" (spec [test] inject), else empty
   gpu::CompileRequest request;
   // After compiling:
   std::string key;
@@ -99,8 +100,22 @@ Plan make_plan(const Spec& spec, const gpu::Arch& arch) {
         for (int m : ms) uses += kernels::is_valid(id, c, arch, {sh.n, sh.k, m});
       if (!uses) continue;
       p.measurements += uses;
-      p.units.push_back({id, c, kernels::compile_request(id, c, arch), {}, 0, false, {}});
+      p.units.push_back({id, c, {}, kernels::compile_request(id, c, arch), {}, 0, false, {}});
     }
+  }
+  // Injected faulty variants: the first kernel's first config valid everywhere, recompiled with a
+  // fault. They compile to distinct keys (the define differs) and are verified and timed like any
+  // other candidate, so the sweep must survive them.
+  for (const auto& fault : spec.inject) {
+    const auto id = *kernels::parse_kernel(spec.kernels.front());
+    const kernels::Config c{4, 1, 1, 1, 0};
+    kernels::CompileOptions o;
+    if (fault == "oob") o.test_fault = 1;
+    if (fault == "hang") o.test_fault = 2;
+    if (fault == "wrong") o.broken_scale = true;
+    p.units.push_back({id, c, fault, kernels::compile_request(id, c, arch, o), {}, 0, false, {}});
+    for (const auto& sh : spec.shapes)
+      for (int m : ms) p.measurements += kernels::is_valid(id, c, arch, {sh.n, sh.k, m});
   }
   p.races = spec.kernels.size() * spec.shapes.size() * ms.size();
   return p;
@@ -206,7 +221,7 @@ void Sweep::compile_phase(Plan& plan, const gpu::Arch& arch, gpu::Backend& backe
       for (const auto& d : u.request.defines) row.options += "-D" + d + "\n";
       row.compiler_version = compiler;
       row.compile_seconds = o.result.seconds;
-      row.log = o.result.log;
+      row.log = (u.injected.empty() ? "" : "TEST-INJECTED FAULT: " + u.injected + "\n") + o.result.log;
       row.status = db::CompileStatus::compile_error;
       if (o.result.ok) {
         const auto it = o.result.resources.find(kname);
