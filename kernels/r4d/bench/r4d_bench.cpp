@@ -4,11 +4,14 @@
 // launch per copy in a graph, median replay). The two are interleaved, `rounds` times each, and
 // the median of the rounds is reported with the ratio r4d / tuner (target: within 3%).
 //
-// usage: r4d_bench [w4a16|w4a8|all] [rounds]   (exits 0 with a note when there is no GPU)
+// usage: r4d_bench [w4a16|w4a8|all] [rounds] [band limits, e.g. 16,64 (default: all)]
+// (exits 0 with a note when there is no GPU)
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,6 +39,11 @@ struct Row {
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "all";
   const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+  std::vector<int> bands;
+  if (argc > 3) {
+    std::stringstream list(argv[3]);
+    for (std::string item; std::getline(list, item, ',');) bands.push_back(std::atoi(item.c_str()));
+  }
   auto backend = r4::gpu::make_cuda_backend();
   if (backend->device_count() == 0) {
     std::printf("r4d_bench: no CUDA device (%s); nothing timed\n", backend->status().c_str());
@@ -58,7 +66,9 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   for (r4d::Dtype d : {r4d::Dtype::w4a16, r4d::Dtype::w4a8})
     if (which == "all" || which == r4d::to_string(d))
-      for (const auto& r : r4d::table(d)) rows.push_back({d, r});
+      for (const auto& r : r4d::table(d))
+        if (bands.empty() || std::find(bands.begin(), bands.end(), r.m_limit) != bands.end())
+          rows.push_back({d, r});
 
   std::mt19937 rng(7);
   std::vector<double> ratios;
