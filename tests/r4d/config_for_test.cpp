@@ -68,10 +68,14 @@ TEST(R4dConfigFor, MatchesSeedOnSeedTableW4a8) {
 
 TEST(R4dConfigFor, BandsAreFirstLimitAtOrAboveM) {
   const auto& t = r4d::test::kSeedCfg;
-  for (int m = 1; m <= 16; ++m) EXPECT_EQ(*r4d::config_for(3072, 5120, m, t), (Config{1, 4, 1, 1, 1}));
-  for (int m = 17; m <= 32; ++m) EXPECT_EQ(*r4d::config_for(3072, 5120, m, t), (Config{1, 2, 1, 1, 1}));
-  for (int m = 33; m <= 48; ++m) EXPECT_EQ(*r4d::config_for(3072, 5120, m, t), (Config{1, 2, 1, 1, 0}));
-  for (int m = 49; m <= 64; ++m) EXPECT_EQ(*r4d::config_for(3072, 5120, m, t), (Config{1, 8, 2, 4, 0}));
+  for (int m = 1; m <= 16; ++m)
+    EXPECT_EQ(*r4d::config_for(3072, 5120, m, t), (Config{1, 4, 1, 1, 1}));
+  for (int m = 17; m <= 32; ++m)
+    EXPECT_EQ(*r4d::config_for(3072, 5120, m, t), (Config{1, 2, 1, 1, 1}));
+  for (int m = 33; m <= 48; ++m)
+    EXPECT_EQ(*r4d::config_for(3072, 5120, m, t), (Config{1, 2, 1, 1, 0}));
+  for (int m = 49; m <= 64; ++m)
+    EXPECT_EQ(*r4d::config_for(3072, 5120, m, t), (Config{1, 8, 2, 4, 0}));
 }
 
 TEST(R4dConfigFor, ClampsMbToTheTilesNeeded) {
@@ -90,7 +94,8 @@ TEST(R4dConfigFor, ClampsMbToTheTilesNeeded) {
 }
 
 TEST(R4dConfigFor, DeclinesAboveTheLastBandAndOutsideTheDecodeBand) {
-  const std::vector<r4d_table_row> t = {{256, 5120, 16, 1, 8, 1, 1, 0}, {256, 5120, 32, 1, 8, 1, 1, 0}};
+  const std::vector<r4d_table_row> t = {{256, 5120, 16, 1, 8, 1, 1, 0},
+                                        {256, 5120, 32, 1, 8, 1, 1, 0}};
   EXPECT_TRUE(r4d::config_for(256, 5120, 32, t));
   EXPECT_EQ(r4d::lookup(256, 5120, 33, t, Dtype::w4a16).status, Status::m_out_of_range);
   EXPECT_EQ(r4d::lookup(256, 5120, 0, t, Dtype::w4a16).status, Status::m_out_of_range);
@@ -107,8 +112,8 @@ TEST(R4dConfigFor, CompiledInTableServesEveryBandOfItsShapes) {
         // Bands of the compiled-in tables are static_asserted valid at their top M; a clamp to
         // MB = 3 is the one way a lower M can still be declined.
         if (!l.config) {
-    EXPECT_EQ(l.status, Status::invalid_config);
-  }
+          EXPECT_EQ(l.status, Status::invalid_config);
+        }
       }
     }
   }

@@ -74,7 +74,8 @@ inline Problem make_problem(int n, int k, int m, unsigned seed) {
   p.q.resize(static_cast<std::size_t>(n) * k);
   for (auto& v : p.q) v = static_cast<std::int8_t>(code(rng));
   p.scale.resize(static_cast<std::size_t>(n) * (k / 128));
-  for (auto& s : p.scale) s = rk::half_to_float(rk::float_to_half(0.004f + 0.01f * std::abs(unit(rng))));
+  for (auto& s : p.scale)
+    s = rk::half_to_float(rk::float_to_half(0.004f + 0.01f * std::abs(unit(rng))));
   p.a16.resize(static_cast<std::size_t>(m) * k);
   p.ab16.resize(p.a16.size());
   for (std::size_t i = 0; i < p.a16.size(); ++i) {
@@ -89,8 +90,7 @@ inline Problem make_problem(int n, int k, int m, unsigned seed) {
 // Device copies of the packed weight.
 struct DevWeights {
   DevBuf wq, wsz;
-  explicit DevWeights(const Problem& p)
-      : wq(p.packed.wq.size() * 4), wsz(p.packed.wsz.size() * 4) {
+  explicit DevWeights(const Problem& p) : wq(p.packed.wq.size() * 4), wsz(p.packed.wsz.size() * 4) {
     wq.upload(p.packed.wq);
     wsz.upload(p.packed.wsz);
   }

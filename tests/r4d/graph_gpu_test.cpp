@@ -58,8 +58,8 @@ TEST(R4dGraph, CapturedLaunchesReplayCorrectly) {
     ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
     ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
     for (auto& cs : cases) {
-      SCOPED_TRACE(testing::Message() << "replay " << replay << " N=" << cs.p.n << " K=" << cs.p.k
-                                      << " M=" << cs.p.m);
+      SCOPED_TRACE(testing::Message()
+                   << "replay " << replay << " N=" << cs.p.n << " K=" << cs.p.k << " M=" << cs.p.m);
       const auto out = cs.c->download<std::uint16_t>();
       EXPECT_EQ(cs.a8 ? check_w4a8(cs.p, out) : check_w4a16(cs.p, true, out), 0);
     }

@@ -29,7 +29,8 @@ std::vector<std::pair<int, int>> table_shapes(Dtype d, std::size_t most) {
   for (const auto& r : r4d::table(d))
     if (std::find(out.begin(), out.end(), std::make_pair(r.n, r.k)) == out.end())
       out.emplace_back(r.n, r.k);
-  std::sort(out.begin(), out.end(), [](auto a, auto b) { return a.first * a.second < b.first * b.second; });
+  std::sort(out.begin(), out.end(),
+            [](auto a, auto b) { return a.first * a.second < b.first * b.second; });
   if (out.size() > most) out.resize(most);
   return out;
 }
@@ -61,8 +62,8 @@ TEST_F(R4dLaunch, QuantActBitExactAndW4a8MatchesReference) {
       if (!cfg) continue;
       const Problem p = make_problem(n, k, m, 200u + static_cast<unsigned>(m));
       DevWeights w(p);
-      DevBuf a(p.ab16.size() * 2), q(static_cast<std::size_t>(m) * k), sc(static_cast<std::size_t>(m) * 4),
-          c(static_cast<std::size_t>(m) * n * 2);
+      DevBuf a(p.ab16.size() * 2), q(static_cast<std::size_t>(m) * k),
+          sc(static_cast<std::size_t>(m) * 4), c(static_cast<std::size_t>(m) * n * 2);
       a.upload(p.ab16);
       c.poison();
       ASSERT_EQ(r4d::quant_act(a.get(), q.get(), sc.get(), m, k, nullptr), Status::ok);
@@ -104,8 +105,8 @@ TEST_F(R4dLaunch, RefusesWithoutLaunching) {
   DevBuf a(p.a16.size() * 2 + 16), c(8 * 256 * 2);
   r4d::reset_stats();
   // SK = 10: is_valid refuses it.
-  EXPECT_EQ(r4d::gemm_w4a16_nt(a.get(), w.wq.get(), w.wsz.get(), c.get(), 8, 5120, 256, 1, 10, 1, 1, 0,
-                               nullptr),
+  EXPECT_EQ(r4d::gemm_w4a16_nt(a.get(), w.wq.get(), w.wsz.get(), c.get(), 8, 5120, 256, 1, 10, 1, 1,
+                               0, nullptr),
             Status::invalid_config);
   // M = 65: outside the decode band.
   EXPECT_EQ(r4d::gemm_w4a16_nt(a.get(), w.wq.get(), w.wsz.get(), c.get(), 65, 5120, 256, 1, 1, 1, 1,

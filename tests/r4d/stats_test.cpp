@@ -30,8 +30,8 @@ TEST(R4dStats, CountsEachDeclineReasonAndResets) {
 TEST(R4dStats, RefusedLaunchesAreCountedAndEnqueueNothing) {
   r4d::reset_stats();
   // No workspace registered for any device in this process (or no device, or no kernels).
-  const auto st = r4d::gemm_w4a16_nt(nullptr, nullptr, nullptr, nullptr, 8, 5120, 3072, 1, 4, 1,
-                                     1, 1, nullptr);
+  const auto st =
+      r4d::gemm_w4a16_nt(nullptr, nullptr, nullptr, nullptr, 8, 5120, 3072, 1, 4, 1, 1, 1, nullptr);
   EXPECT_NE(st, r4d::Status::ok);
   EXPECT_TRUE(st == r4d::Status::not_initialised || st == r4d::Status::no_kernels);
   const auto s = r4d::stats();

@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
   std::printf("device %s (%s), L2 %lld MiB; tables %s\n", info.name.c_str(), info.arch.name.c_str(),
               static_cast<long long>(info.l2_bytes >> 20),
               std::string(r4d::table_info().header).c_str());
-  std::printf("%-6s %6s %6s %3s  %-16s %10s %10s %7s\n", "dtype", "N", "K", "M", "config",
-              "r4d_us", "nvrtc_us", "ratio");
+  std::printf("%-6s %6s %6s %3s  %-16s %10s %10s %7s\n", "dtype", "N", "K", "M", "config", "r4d_us",
+              "nvrtc_us", "ratio");
 
   std::vector<Row> rows;
   for (r4d::Dtype d : {r4d::Dtype::w4a16, r4d::Dtype::w4a8})
@@ -119,11 +119,10 @@ int main(int argc, char** argv) {
     bool failed = false;
     auto via_r4d = [&](int i) {
       const auto p = [&](const DeviceBuffer& b) { return reinterpret_cast<void*>(b.get()); };
-      const auto st =
-          a8 ? r4d::gemm_w4a8_nt(p(a[i]), p(sa[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n,
-                                 r.wv, r.sk, r.mb, r.npw, r.nt, rs)
-             : r4d::gemm_w4a16_nt(p(a[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, r.wv, r.sk,
-                                  r.mb, r.npw, r.nt, rs);
+      const auto st = a8 ? r4d::gemm_w4a8_nt(p(a[i]), p(sa[i]), p(wq[i]), p(wsz[i]), p(c[i]), m,
+                                             r.k, r.n, r.wv, r.sk, r.mb, r.npw, r.nt, rs)
+                         : r4d::gemm_w4a16_nt(p(a[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n,
+                                              r.wv, r.sk, r.mb, r.npw, r.nt, rs);
       if (st != r4d::Status::ok) failed = true;
     };
     auto via_nvrtc = [&](int i) {

@@ -11,8 +11,8 @@ int main() {
               name ? std::string(*name).c_str() : "None");
   std::printf("GEMM_W4_GROUP %d, GEMM_W4_MAX_M %d, GEMM_W4A8_GROUP %d, a8_m %d\n",
               r4d::GEMM_W4_GROUP, r4d::GEMM_W4_MAX_M, r4d::GEMM_W4A8_GROUP, r4d::a8_m());
-  const int shapes[][2] = {{3072, 5120}, {5120, 2048}, {17408, 5120},
-                           {5120, 8704}, {1280, 5120}, {256, 5120}, {5120, 25600}};
+  const int shapes[][2] = {{3072, 5120}, {5120, 2048}, {17408, 5120}, {5120, 8704},
+                           {1280, 5120}, {256, 5120},  {5120, 25600}};
   for (const auto& s : shapes)
     for (int m : {8, 64}) {
       const auto c = r4d::config_for(s[0], s[1], m);

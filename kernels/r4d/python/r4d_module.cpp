@@ -20,8 +20,12 @@ namespace {
 
 using ptr = std::uintptr_t;
 
-const void* cp(ptr p) { return reinterpret_cast<const void*>(p); }
-void* mp(ptr p) { return reinterpret_cast<void*>(p); }
+const void* cp(ptr p) {
+  return reinterpret_cast<const void*>(p);
+}
+void* mp(ptr p) {
+  return reinterpret_cast<void*>(p);
+}
 
 r4d::Dtype dtype_arg(const std::string& s) {
   const auto d = r4d::parse_dtype(s);
@@ -53,8 +57,8 @@ std::vector<r4d_table_row> rows_from_dict(const py::dict& d) {
     for (const auto& band : item.second.cast<py::list>()) {
       const auto b = band.cast<py::tuple>();
       const auto c = b[1].cast<py::tuple>();
-      rows.push_back({n, k, b[0].cast<int>(), c[0].cast<int>(), c[1].cast<int>(),
-                      c[2].cast<int>(), c[3].cast<int>(), c[4].cast<int>()});
+      rows.push_back({n, k, b[0].cast<int>(), c[0].cast<int>(), c[1].cast<int>(), c[2].cast<int>(),
+                      c[3].cast<int>(), c[4].cast<int>()});
     }
   }
   return rows;
@@ -114,8 +118,7 @@ PYBIND11_MODULE(r4d, m) {
       [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, int WV, int SK, int MB, int NPW,
          int NT, ptr stream) {
         launch("gemm_w4a16_nt", stream, [&](r4d::stream_t s) {
-          return r4d::gemm_w4a16_nt(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, WV, SK, MB, NPW, NT,
-                                    s);
+          return r4d::gemm_w4a16_nt(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, WV, SK, MB, NPW, NT, s);
         });
       },
       "C bf16 [M,N] = A f16 [M,K] x W^T (all integer device pointers; stream an int).");
@@ -134,8 +137,8 @@ PYBIND11_MODULE(r4d, m) {
       [](ptr q, ptr sc, ptr wq, ptr wsz, ptr c, int M, int K, int N, int WV, int SK, int MB,
          int NPW, int NT, ptr stream) {
         launch("gemm_w4a8_nt", stream, [&](r4d::stream_t s) {
-          return r4d::gemm_w4a8_nt(cp(q), cp(sc), cp(wq), cp(wsz), mp(c), M, K, N, WV, SK, MB,
-                                   NPW, NT, s);
+          return r4d::gemm_w4a8_nt(cp(q), cp(sc), cp(wq), cp(wsz), mp(c), M, K, N, WV, SK, MB, NPW,
+                                   NT, s);
         });
       },
       "C bf16 [M,N] = diag(sc) q int8 [M,K] x W^T.");
@@ -176,7 +179,8 @@ PYBIND11_MODULE(r4d, m) {
       },
       py::arg("dtype") = "w4a16");
   m.def(
-      "table", [](const std::string& dtype) { return dict_from_table(r4d::table(dtype_arg(dtype))); },
+      "table",
+      [](const std::string& dtype) { return dict_from_table(r4d::table(dtype_arg(dtype))); },
       py::arg("dtype") = "w4a16", "The compiled-in table in the seeds' _CFG shape.");
   m.def("table_info", [] {
     const auto t = r4d::table_info();

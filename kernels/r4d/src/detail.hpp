@@ -18,9 +18,9 @@ using r4::kernels::KernelId;
 // (kernels/r4d/cmake/R4dKernels.cmake writes one translation unit per entry).
 struct CompiledKernel {
   KernelId id;
-  Config config;               // {} for quant_act
-  bool a_bf16;                 // gemm_w4a16_nt only: R4_A_BF16
-  const void* (*entry)();      // returns the renamed __global__ function's host handle
+  Config config;           // {} for quant_act
+  bool a_bf16;             // gemm_w4a16_nt only: R4_A_BF16
+  const void* (*entry)();  // returns the renamed __global__ function's host handle
 };
 
 // The generated registry (r4d_registry.cpp in the build tree).

@@ -22,15 +22,17 @@ using detail::KernelId;
 constexpr int kMaxDevices = 64;
 constexpr std::size_t kAlign = 256;
 
-constexpr std::size_t align_up(std::size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+constexpr std::size_t align_up(std::size_t v) {
+  return (v + kAlign - 1) / kAlign * kAlign;
+}
 
 // What init()/register_workspace() recorded for one device. Written under g_mutex before
 // `ready` is released; launches read it after an acquire load of `ready`.
 struct DeviceState {
   std::atomic<bool> ready{false};
-  std::byte* base = nullptr;    // the whole registration
-  std::size_t splitk_bytes = 0; // [base, base + splitk_bytes): split-K counters + partials
-  std::byte* scratch = nullptr; // r4d::gemm's q (64*K int8) then sc (64 f32), or null
+  std::byte* base = nullptr;     // the whole registration
+  std::size_t splitk_bytes = 0;  // [base, base + splitk_bytes): split-K counters + partials
+  std::byte* scratch = nullptr;  // r4d::gemm's q (64*K int8) then sc (64 f32), or null
   std::size_t scratch_bytes = 0;
   int major = 0;
   int minor = 0;
@@ -124,9 +126,13 @@ Status launch_w4a16(bool a_bf16, const void* a, const void* wq, const void* wsz,
 
 }  // namespace
 
-std::size_t workspace_bytes_required() { return splitk_required() + scratch_required(); }
+std::size_t workspace_bytes_required() {
+  return splitk_required() + scratch_required();
+}
 
-bool has_kernels() { return !detail::compiled_kernels().empty(); }
+bool has_kernels() {
+  return !detail::compiled_kernels().empty();
+}
 
 std::vector<Config> compiled_configs(Dtype d) {
   std::vector<Config> out;
@@ -178,8 +184,8 @@ Status init(int device) {
   void* p = nullptr;
   Status st = Status::ok;
   if (cudaMalloc(&p, bytes) != cudaSuccess) st = Status::launch_failed;
-  if (st == Status::ok && (cudaMemset(p, 0, bytes) != cudaSuccess ||
-                           cudaDeviceSynchronize() != cudaSuccess))
+  if (st == Status::ok &&
+      (cudaMemset(p, 0, bytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess))
     st = Status::launch_failed;
   if (st == Status::ok) st = register_workspace(device, p, bytes);
   if (st == Status::ok) {
@@ -230,16 +236,14 @@ Status gemm_w4a16_nt_bf16(const void* a, const void* wq, const void* wsz, void* 
   return launch_w4a16(true, a, wq, wsz, c, M, K, N, Config{WV, SK, MB, NPW, NT}, stream);
 }
 
-Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz, void* c,
-                    int M, int K, int N, int WV, int SK, int MB, int NPW, int NT,
-                    stream_t stream) {
+Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz, void* c, int M,
+                    int K, int N, int WV, int SK, int MB, int NPW, int NT, stream_t stream) {
   const Config cfg{WV, SK, MB, NPW, NT};
   const detail::CompiledKernel* k = nullptr;
   const DeviceState* st = nullptr;
   if (Status s = prepare(KernelId::gemm_w4a8_nt, cfg, false, M, K, N, k, st); s != Status::ok)
     return s;
-  if (!aligned(q, 16) || !aligned(sc, 4) || !aligned(wq, 16) || !aligned(wsz, 4) ||
-      !aligned(c, 2))
+  if (!aligned(q, 16) || !aligned(sc, 4) || !aligned(wq, 16) || !aligned(wsz, 4) || !aligned(c, 2))
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
@@ -254,8 +258,7 @@ Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream
     return s;
   if (!aligned(a, 16) || !aligned(q, 16) || !aligned(sc, 4)) return refuse(Status::bad_argument);
   void* args[] = {&a, &q, &sc, &M, &K};
-  return enqueue(*k, dim3(static_cast<unsigned>(M)), dim3(detail::kQuantActThreads), args,
-                 stream);
+  return enqueue(*k, dim3(static_cast<unsigned>(M)), dim3(detail::kQuantActThreads), args, stream);
 }
 
 Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M, int K, int N,
@@ -270,8 +273,8 @@ Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
       void* q = st->scratch;
       void* sc = st->scratch + q_bytes;
       if (Status s = quant_act(a_bf16, q, sc, M, K, stream); s != Status::ok) return s;
-      return gemm_w4a8_nt(q, sc, wq, wsz, c, M, K, N, cfg->wv, cfg->sk, cfg->mb, cfg->npw,
-                          cfg->nt, stream);
+      return gemm_w4a8_nt(q, sc, wq, wsz, c, M, K, N, cfg->wv, cfg->sk, cfg->mb, cfg->npw, cfg->nt,
+                          stream);
     }
   }
   const Lookup l = lookup(N, K, M, table(Dtype::w4a16), Dtype::w4a16);

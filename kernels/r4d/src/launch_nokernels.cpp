@@ -14,12 +14,24 @@ Status refuse() {
 
 }  // namespace
 
-std::size_t workspace_bytes_required() { return 0; }
-bool has_kernels() { return false; }
-std::vector<Config> compiled_configs(Dtype) { return {}; }
-Status register_workspace(int, void*, std::size_t) { return Status::no_kernels; }
-Status init(int) { return Status::no_kernels; }
-Status ensure_initialised(stream_t) { return Status::no_kernels; }
+std::size_t workspace_bytes_required() {
+  return 0;
+}
+bool has_kernels() {
+  return false;
+}
+std::vector<Config> compiled_configs(Dtype) {
+  return {};
+}
+Status register_workspace(int, void*, std::size_t) {
+  return Status::no_kernels;
+}
+Status init(int) {
+  return Status::no_kernels;
+}
+Status ensure_initialised(stream_t) {
+  return Status::no_kernels;
+}
 void release(int) {}
 
 Status gemm_w4a16_nt(const void*, const void*, const void*, void*, int, int, int, int, int, int,
@@ -34,11 +46,15 @@ Status gemm_w4a8_nt(const void*, const void*, const void*, const void*, void*, i
                     int, int, int, int, stream_t) {
   return refuse();
 }
-Status quant_act(const void*, void*, void*, int, int, stream_t) { return refuse(); }
+Status quant_act(const void*, void*, void*, int, int, stream_t) {
+  return refuse();
+}
 Status gemm(const void*, const void*, const void*, void*, int, int, int, stream_t) {
   return refuse();
 }
 
-std::span<const detail::CompiledKernel> detail::compiled_kernels() { return {}; }
+std::span<const detail::CompiledKernel> detail::compiled_kernels() {
+  return {};
+}
 
 }  // namespace r4d

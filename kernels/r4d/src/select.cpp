@@ -24,8 +24,7 @@ std::optional<std::string_view> select(std::string_view op, std::int64_t m, std:
   }
   if (op != "gemm_nt") return std::nullopt;
   const auto d = parse_dtype(dtype);
-  if (!d || m < 1 || m > GEMM_W4_MAX_M || n <= 0 || n % 16 != 0 || k <= 0 ||
-      k % GEMM_W4_GROUP != 0)
+  if (!d || m < 1 || m > GEMM_W4_MAX_M || n <= 0 || n % 16 != 0 || k <= 0 || k % GEMM_W4_GROUP != 0)
     return std::nullopt;
   if (!built(detail::kernel_of(*d))) return std::nullopt;
   return *d == Dtype::w4a16 ? "gemm_w4a16_nt" : "gemm_w4a8_nt";

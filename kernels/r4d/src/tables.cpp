@@ -33,7 +33,9 @@ template <int N>
 constexpr Table as_table(const r4d_table_row (&rows)[N]) {
   return Table(rows, static_cast<std::size_t>(N));
 }
-constexpr Table as_table(table_fallback::missing) { return {}; }
+constexpr Table as_table(table_fallback::missing) {
+  return {};
+}
 
 // Every row valid for its kernel on both build arches at its band's top M (clamped MB for lower
 // M is checked at lookup). This is kernels/config.hpp's is_valid, evaluated by the compiler.
@@ -51,7 +53,9 @@ constexpr bool rows_valid(KernelId id, const r4d_table_row (&rows)[N]) {
     if (!row_valid(id, r, 8) || !row_valid(id, r, 9)) return false;
   return true;
 }
-constexpr bool rows_valid(KernelId, table_fallback::missing) { return true; }
+constexpr bool rows_valid(KernelId, table_fallback::missing) {
+  return true;
+}
 
 static_assert(rows_valid(KernelId::gemm_w4a16_nt, generated::gemm_w4a16_nt_w4a16),
               "a gemm_w4a16_nt row of the compiled-in table fails kernels/config.hpp is_valid");
@@ -63,9 +67,15 @@ constexpr Table kW4a8 = as_table(generated::gemm_w4a8_nt_w4a8);
 
 Lookup decline(Status s) {
   switch (s) {
-    case Status::unknown_shape: detail::bump(Counter::unknown_shape); break;
-    case Status::m_out_of_range: detail::bump(Counter::m_out_of_range); break;
-    default: detail::bump(Counter::invalid_config); break;
+    case Status::unknown_shape:
+      detail::bump(Counter::unknown_shape);
+      break;
+    case Status::m_out_of_range:
+      detail::bump(Counter::m_out_of_range);
+      break;
+    default:
+      detail::bump(Counter::invalid_config);
+      break;
   }
   return Lookup{std::nullopt, s};
 }
@@ -78,11 +88,17 @@ std::optional<Dtype> parse_dtype(std::string_view s) {
   return std::nullopt;
 }
 
-std::string_view to_string(Dtype d) { return d == Dtype::w4a16 ? "w4a16" : "w4a8"; }
+std::string_view to_string(Dtype d) {
+  return d == Dtype::w4a16 ? "w4a16" : "w4a8";
+}
 
-Table table(Dtype d) { return d == Dtype::w4a16 ? kW4a16 : kW4a8; }
+Table table(Dtype d) {
+  return d == Dtype::w4a16 ? kW4a16 : kW4a8;
+}
 
-int a8_m() { return generated::a8_m; }
+int a8_m() {
+  return generated::a8_m;
+}
 
 TableInfo table_info() {
   return {R4D_TABLES_HEADER, generated::run_uuid, generated::device, generated::run_date};
@@ -109,8 +125,7 @@ Lookup lookup(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d) 
   return decline(known ? Status::m_out_of_range : Status::unknown_shape);
 }
 
-std::optional<Config> config_for(std::int64_t n, std::int64_t k, std::int64_t m, Table t,
-                                 Dtype d) {
+std::optional<Config> config_for(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d) {
   return lookup(n, k, m, t, d).config;
 }
 

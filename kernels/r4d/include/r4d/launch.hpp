@@ -50,8 +50,8 @@ void release(int device);
 // C[M, N] bf16 = A[M, K] f16 x W^T; W packed (wq, wsz) in the sm80 layout (quant/layout/sm80.h).
 // A 16-byte aligned, K a multiple of 128, N of 16, M in 1..64. The config must be one of the
 // compiled-in ones (r4d::compiled_configs).
-[[nodiscard]] Status gemm_w4a16_nt(const void* a, const void* wq, const void* wsz, void* c,
-                                   int M, int K, int N, int WV, int SK, int MB, int NPW, int NT,
+[[nodiscard]] Status gemm_w4a16_nt(const void* a, const void* wq, const void* wsz, void* c, int M,
+                                   int K, int N, int WV, int SK, int MB, int NPW, int NT,
                                    stream_t stream);
 // The same kernel with A in bf16 (R4_A_BF16=1): what r4d::gemm's w4a16 path launches.
 [[nodiscard]] Status gemm_w4a16_nt_bf16(const void* a, const void* wq, const void* wsz, void* c,
