@@ -1,8 +1,9 @@
-// TEST STAND-IN in the format `r4tune emit` writes (reports/emit_cpp.cpp); written by hand, not generated
-// for the r4d tests until configs/generated/synthetic_tables.hpp lands. The configs are the seeds' _CFG / _CFG_A8 /
-// _CFG_UNQUANT(_A8) (measured on gfx1201, NOT on any NVIDIA part) with the values that the
-// NVIDIA family's is_valid refuses replaced: SK=10 -> 8, WV=16 -> 8, and gate_up's w4a8 M=64
-// (1, 1, 2, 4, 0) -> (1, 1, 2, 2, 0) (NPW*MB <= 4). No speedups: nothing here was measured.
+// TEST STAND-IN in the format `r4tune emit` writes (reports/emit_cpp.cpp); written by hand, not
+// generated, for the r4d tests until configs/generated/synthetic_tables.hpp is on this branch.
+// The configs are the seeds' _CFG / _CFG_A8 / _CFG_UNQUANT(_A8) (measured on gfx1201, NOT on any
+// NVIDIA part) with the values the NVIDIA family's is_valid refuses replaced: SK=10 -> 8,
+// WV=16 -> 8, and gate_up's w4a8 M=64 (1, 1, 2, 4, 0) -> (1, 1, 2, 2, 0) (NPW*MB <= 4).
+// No speedups: nothing here was measured.
 // Rows: (N, K, M limit, WV, SK, MB, NPW, NT), bands ascending per shape; the first band whose
 // limit is >= M serves M. A shape with no rows is declined, never guessed.
 #pragma once
