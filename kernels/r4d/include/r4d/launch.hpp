@@ -1,0 +1,79 @@
+// Launchers with the seeds' argument order (seeds/000 `_GEMM(...)`, `_A8(...)`, `_QACT(...)`),
+// the automatic r4d::gemm, and the one-time workspace registration they need.
+//
+// A launch allocates nothing, never synchronises and never calls into the driver beyond
+// cudaGetDevice + cudaLaunchKernel, so it is safe inside CUDA-graph capture. The split-K
+// workspace (and r4d::gemm's int8 activation scratch) is registered ONCE per device, before the
+// first launch, by init(device) or register_workspace(...). A launch on a device with none
+// registered returns Status::not_initialised; it never allocates behind the caller's back.
+// Launches that share a device's workspace must be ordered (one stream, or one graph): split-K
+// partials and tile counters live there.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "r4d/status.hpp"
+#include "r4d/table.hpp"
+
+struct CUstream_st;  // the CUDA runtime's stream type: cudaStream_t is CUstream_st*
+
+namespace r4d {
+
+using stream_t = CUstream_st*;  // == cudaStream_t; nullptr is the legacy default stream
+// An integer stream handle (torch's `current_stream().cuda_stream`) as a stream.
+[[nodiscard]] inline stream_t stream_from_handle(std::uintptr_t h) {
+  return reinterpret_cast<stream_t>(h);  // NOLINT: the handle IS the pointer
+}
+
+// Bytes init() allocates: the largest split-K workspace any compiled-in table row needs at its
+// band's top M (kernels/family.hpp workspace_bytes), plus 64 x max K int8 + 64 f32 activation
+// scratch for r4d::gemm's w4a8 path, each 256-byte aligned.
+[[nodiscard]] std::size_t workspace_bytes_required();
+
+// Allocates (cudaMalloc) and zeroes the workspace for `device`, and records the device's compute
+// capability. Idempotent; call it outside graph capture. Synchronises once (the zeroing).
+[[nodiscard]] Status init(int device);
+// Uses caller-owned device memory instead (zeroed, >= workspace_bytes_required() for the whole
+// table; smaller works for shapes whose split-K need fits, and r4d::gemm's w4a8 path then needs
+// K*64 + 256 bytes beyond the split-K part). The memory must outlive every launch.
+[[nodiscard]] Status register_workspace(int device, void* ptr, std::size_t bytes);
+// For callers that cannot call init() up front (the Python module does this before each launch):
+// init() for the calling thread's current device, unless it is registered already (a lock-free
+// check) or `stream` is capturing a graph, where it allocates nothing and says not_initialised.
+[[nodiscard]] Status ensure_initialised(stream_t stream);
+// Frees what init() allocated (not caller-owned memory) and forgets the device. Not while
+// launches are in flight.
+void release(int device);
+
+// C[M, N] bf16 = A[M, K] f16 x W^T; W packed (wq, wsz) in the sm80 layout (quant/layout/sm80.h).
+// A 16-byte aligned, K a multiple of 128, N of 16, M in 1..64. The config must be one of the
+// compiled-in ones (r4d::compiled_configs).
+[[nodiscard]] Status gemm_w4a16_nt(const void* a, const void* wq, const void* wsz, void* c, int M,
+                                   int K, int N, int WV, int SK, int MB, int NPW, int NT,
+                                   stream_t stream);
+// The same kernel with A in bf16 (R4_A_BF16=1): what r4d::gemm's w4a16 path launches.
+[[nodiscard]] Status gemm_w4a16_nt_bf16(const void* a, const void* wq, const void* wsz, void* c,
+                                        int M, int K, int N, int WV, int SK, int MB, int NPW,
+                                        int NT, stream_t stream);
+// C[M, N] bf16 = diag(sc) q[M, K] int8 x W^T (the same packed W).
+[[nodiscard]] Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz,
+                                  void* c, int M, int K, int N, int WV, int SK, int MB, int NPW,
+                                  int NT, stream_t stream);
+// q[M, K] int8, sc[M] f32 = per-row symmetric quantisation of A[M, K] bf16. K a multiple of 8.
+[[nodiscard]] Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream);
+
+// The seeds' _W4LinearMethod._run: A[M, K] bf16. Above a8_m() rows and with a w4a8 row for the
+// shape: quant_act into the registered scratch, then gemm_w4a8_nt. Otherwise the w4a16 table's
+// config and gemm_w4a16_nt_bf16. A declined lookup returns its reason and launches nothing.
+[[nodiscard]] Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
+                          int K, int N, stream_t stream);
+
+// The configs compiled into this build for a dtype (w4a16: the f16-A and bf16-A kernels are
+// compiled for the same set), in the order CMake generated them.
+[[nodiscard]] std::vector<Config> compiled_configs(Dtype d);
+// True when this build carries kernels (R4D_BUILD_KERNELS=ON).
+[[nodiscard]] bool has_kernels();
+
+}  // namespace r4d

@@ -1,0 +1,252 @@
+// The Python module `r4d`: the surface seeds/000 uses (select, the constants, launch callables
+// named as select returns them, taking integer device pointers and an integer stream handle)
+// plus config_for, the automatic gemm, the tables, the counters, and pack() over quant/.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "quant/pack.hpp"
+#include "r4d/r4d.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+using ptr = std::uintptr_t;
+
+const void* cp(ptr p) {
+  return reinterpret_cast<const void*>(p);
+}
+void* mp(ptr p) {
+  return reinterpret_cast<void*>(p);
+}
+
+r4d::Dtype dtype_arg(const std::string& s) {
+  const auto d = r4d::parse_dtype(s);
+  if (!d) throw py::value_error("r4d: dtype must be 'w4a16' or 'w4a8', got '" + s + "'");
+  return *d;
+}
+
+// Launch wrapper: registers the workspace on first use outside capture, raises on refusal.
+template <class F>
+void launch(const char* what, ptr stream, F&& f) {
+  const r4d::stream_t s = r4d::stream_from_handle(stream);
+  r4d::Status st = r4d::ensure_initialised(s);
+  if (st == r4d::Status::ok) st = f(s);
+  if (st != r4d::Status::ok)
+    throw std::runtime_error(std::string("r4d.") + what + ": " + std::string(r4d::to_string(st)));
+}
+
+py::object config_tuple(const std::optional<r4d::Config>& c) {
+  if (!c) return py::none();
+  return py::make_tuple(c->wv, c->sk, c->mb, c->npw, c->nt);
+}
+
+// {(N, K): [(limit, (WV, SK, MB, NPW, NT)), ...]}, the seeds' _CFG shape -> rows.
+std::vector<r4d_table_row> rows_from_dict(const py::dict& d) {
+  std::vector<r4d_table_row> rows;
+  for (const auto& item : d) {
+    const auto key = item.first.cast<py::tuple>();
+    const int n = key[0].cast<int>(), k = key[1].cast<int>();
+    for (const auto& band : item.second.cast<py::list>()) {
+      const auto b = band.cast<py::tuple>();
+      const auto c = b[1].cast<py::tuple>();
+      rows.push_back({n, k, b[0].cast<int>(), c[0].cast<int>(), c[1].cast<int>(), c[2].cast<int>(),
+                      c[3].cast<int>(), c[4].cast<int>()});
+    }
+  }
+  return rows;
+}
+
+py::dict dict_from_table(r4d::Table t) {
+  py::dict out;
+  for (const auto& r : t) {
+    const auto key = py::make_tuple(r.n, r.k);
+    if (!out.contains(key)) out[key] = py::list();
+    out[key].cast<py::list>().append(
+        py::make_tuple(r.m_limit, py::make_tuple(r.wv, r.sk, r.mb, r.npw, r.nt)));
+  }
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(r4d, m) {
+  m.doc() = "r4d: tuned 4-bit decode-band GEMMs (see kernels/r4d/README.md)";
+  m.attr("GEMM_W4_GROUP") = r4d::GEMM_W4_GROUP;
+  m.attr("GEMM_W4_MAX_M") = r4d::GEMM_W4_MAX_M;
+  m.attr("GEMM_W4A8_GROUP") = r4d::GEMM_W4A8_GROUP;
+  m.attr("A8_M") = r4d::a8_m();
+
+  m.def(
+      "select",
+      [](const std::string& op, std::int64_t M, std::int64_t K, std::int64_t N,
+         const std::string& dtype) -> py::object {
+        const auto name = r4d::select(op, M, K, N, dtype);
+        if (!name) return py::none();
+        return py::str(std::string(*name));
+      },
+      py::arg("op"), py::kw_only(), py::arg("M") = 1, py::arg("K") = 0, py::arg("N") = 0,
+      py::arg("dtype") = "w4a16", "Kernel name for (op, M, K, N, dtype) in this build, or None.");
+
+  m.def(
+      "config_for",
+      [](std::int64_t n, std::int64_t k, std::int64_t mm, py::object table,
+         const std::string& dtype) -> py::object {
+        r4d::Dtype d = dtype_arg(dtype);
+        if (table.is_none()) return config_tuple(r4d::config_for(n, k, mm, d));
+        if (py::isinstance<py::str>(table)) {
+          d = dtype_arg(table.cast<std::string>());
+          return config_tuple(r4d::config_for(n, k, mm, d));
+        }
+        const auto rows = rows_from_dict(table.cast<py::dict>());
+        return config_tuple(r4d::config_for(n, k, mm, r4d::Table(rows), d));
+      },
+      py::arg("N"), py::arg("K"), py::arg("M"), py::arg("table") = py::none(),
+      py::arg("dtype") = "w4a16",
+      "(WV, SK, MB, NPW, NT) or None. table: None (compiled-in, of dtype), 'w4a16'/'w4a8', or a "
+      "dict in the seeds' _CFG shape (validated as dtype's kernel).");
+
+  m.def(
+      "gemm_w4a16_nt",
+      [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, int WV, int SK, int MB, int NPW,
+         int NT, ptr stream) {
+        launch("gemm_w4a16_nt", stream, [&](r4d::stream_t s) {
+          return r4d::gemm_w4a16_nt(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, WV, SK, MB, NPW, NT, s);
+        });
+      },
+      "C bf16 [M,N] = A f16 [M,K] x W^T (all integer device pointers; stream an int).");
+  m.def(
+      "gemm_w4a16_nt_bf16",
+      [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, int WV, int SK, int MB, int NPW,
+         int NT, ptr stream) {
+        launch("gemm_w4a16_nt_bf16", stream, [&](r4d::stream_t s) {
+          return r4d::gemm_w4a16_nt_bf16(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, WV, SK, MB, NPW,
+                                         NT, s);
+        });
+      },
+      "As gemm_w4a16_nt with A in bf16.");
+  m.def(
+      "gemm_w4a8_nt",
+      [](ptr q, ptr sc, ptr wq, ptr wsz, ptr c, int M, int K, int N, int WV, int SK, int MB,
+         int NPW, int NT, ptr stream) {
+        launch("gemm_w4a8_nt", stream, [&](r4d::stream_t s) {
+          return r4d::gemm_w4a8_nt(cp(q), cp(sc), cp(wq), cp(wsz), mp(c), M, K, N, WV, SK, MB, NPW,
+                                   NT, s);
+        });
+      },
+      "C bf16 [M,N] = diag(sc) q int8 [M,K] x W^T.");
+  m.def(
+      "quant_act",
+      [](ptr a, ptr q, ptr sc, int M, int K, ptr stream) {
+        launch("quant_act", stream,
+               [&](r4d::stream_t s) { return r4d::quant_act(cp(a), mp(q), mp(sc), M, K, s); });
+      },
+      "q int8 [M,K], sc f32 [M] = per-row quantisation of A bf16 [M,K].");
+  m.def(
+      "gemm",
+      [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, ptr stream) {
+        launch("gemm", stream, [&](r4d::stream_t s) {
+          return r4d::gemm(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, s);
+        });
+      },
+      "Automatic: A bf16 [M,K]; the table's config; w4a8 above A8_M rows.");
+
+  m.def(
+      "init",
+      [](int device) {
+        const auto st = r4d::init(device);
+        if (st != r4d::Status::ok)
+          throw std::runtime_error("r4d.init: " + std::string(r4d::to_string(st)));
+      },
+      py::arg("device") = 0, "Allocate and zero the device's workspace (outside graph capture).");
+  m.def("release", &r4d::release, py::arg("device") = 0);
+  m.def("workspace_bytes_required", &r4d::workspace_bytes_required);
+  m.def("has_kernels", &r4d::has_kernels);
+  m.def(
+      "compiled_configs",
+      [](const std::string& dtype) {
+        py::list out;
+        for (const auto& c : r4d::compiled_configs(dtype_arg(dtype)))
+          out.append(py::make_tuple(c.wv, c.sk, c.mb, c.npw, c.nt));
+        return out;
+      },
+      py::arg("dtype") = "w4a16");
+  m.def(
+      "table",
+      [](const std::string& dtype) { return dict_from_table(r4d::table(dtype_arg(dtype))); },
+      py::arg("dtype") = "w4a16", "The compiled-in table in the seeds' _CFG shape.");
+  m.def("table_info", [] {
+    const auto t = r4d::table_info();
+    py::dict d;
+    d["header"] = std::string(t.header);
+    d["run_uuid"] = std::string(t.run_uuid);
+    d["device"] = std::string(t.device);
+    d["run_date"] = std::string(t.run_date);
+    return d;
+  });
+  m.def("stats", [] {
+    const auto s = r4d::stats();
+    py::dict d;
+    d["lookups"] = s.lookups;
+    d["hits"] = s.hits;
+    d["unknown_shape"] = s.unknown_shape;
+    d["m_out_of_range"] = s.m_out_of_range;
+    d["invalid_config"] = s.invalid_config;
+    d["launches"] = s.launches;
+    d["refused"] = s.refused;
+    d["not_compiled"] = s.not_compiled;
+    d["not_initialised"] = s.not_initialised;
+    return d;
+  });
+  m.def("reset_stats", &r4d::reset_stats);
+
+  m.def(
+      "quantize",
+      [](const py::object&, int, int) -> py::tuple {
+        PyErr_SetString(PyExc_NotImplementedError,
+                        "r4d.quantize: the quant library's clip-search quantiser (branch quant, "
+                        "quant/int4.hpp) is not in this build; quantise with the seed's torch "
+                        "code and pass (q, scale) to r4d.pack");
+        throw py::error_already_set();
+      },
+      py::arg("W"), py::arg("group") = 128, py::arg("clip_steps") = 20);
+
+  m.def(
+      "pack",
+      [](py::array_t<std::int8_t, py::array::c_style | py::array::forcecast> q,
+         py::array_t<float, py::array::c_style | py::array::forcecast> scale,
+         const std::string& layout, int group) {
+        if (layout != "sm80")
+          throw py::value_error("r4d.pack: layout '" + layout +
+                                "' is not in this build (only 'sm80')");
+        if (q.ndim() != 2) throw py::value_error("r4d.pack: q must be [N, K]");
+        const std::int64_t n = q.shape(0), k = q.shape(1);
+        if (group <= 0 || k % group != 0 || scale.ndim() != 2 || scale.shape(0) != n ||
+            scale.shape(1) != k / group)
+          throw py::value_error("r4d.pack: scale must be [N, K/group]");
+        r4::quant::Packed p;
+        try {
+          p = r4::quant::pack_sm80(
+              std::span<const std::int8_t>(q.data(), static_cast<std::size_t>(q.size())),
+              std::span<const float>(scale.data(), static_cast<std::size_t>(scale.size())), n, k,
+              group);
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+        py::array_t<std::uint32_t> wq(static_cast<py::ssize_t>(p.wq.size()));
+        py::array_t<std::uint32_t> wsz(static_cast<py::ssize_t>(p.wsz.size()));
+        std::copy(p.wq.begin(), p.wq.end(), wq.mutable_data());
+        std::copy(p.wsz.begin(), p.wsz.end(), wsz.mutable_data());
+        return py::make_tuple(wq, wsz);
+      },
+      py::arg("q"), py::arg("scale"), py::arg("layout") = "sm80", py::arg("group") = 128,
+      "(q int8 [N,K] in -8..7, scale f32 [N,K/group]) -> (wq uint32 [N*K/8], wsz uint32 "
+      "[N/16*K/group*16]) in the named layout.");
+}

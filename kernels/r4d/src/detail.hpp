@@ -1,0 +1,82 @@
+// r4d internals shared by its sources (not installed): the compiled-kernel registry that CMake
+// generates, the launch geometry (kernels/family.cpp's, for NVIDIA's 32-lane warps; the test
+// tests/r4d/geometry_test.cpp pins the two together), and the miss counters.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "kernels/config.hpp"
+#include "r4d/table.hpp"
+
+namespace r4d::detail {
+
+using r4::kernels::KernelId;
+
+// One kernel compiled ahead of time by nvcc from kernels/<name>.cu with the config's defines
+// (kernels/r4d/cmake/R4dKernels.cmake writes one translation unit per entry).
+struct CompiledKernel {
+  KernelId id;
+  Config config;           // {} for quant_act
+  bool a_bf16;             // gemm_w4a16_nt only: R4_A_BF16
+  const void* (*entry)();  // returns the renamed __global__ function's host handle
+};
+
+// The generated registry (r4d_registry.cpp in the build tree).
+[[nodiscard]] std::span<const CompiledKernel> compiled_kernels();
+
+[[nodiscard]] constexpr KernelId kernel_of(Dtype d) {
+  return d == Dtype::w4a16 ? KernelId::gemm_w4a16_nt : KernelId::gemm_w4a8_nt;
+}
+
+[[nodiscard]] constexpr r4::kernels::Config to_kernels(const Config& c) {
+  return {c.wv, c.sk, c.mb, c.npw, c.nt};
+}
+
+// The arches the build targets (CMAKE_CUDA_ARCHITECTURES 80;90); is_valid answers the same for
+// both (NVIDIA mma.sync parts), and lookups validate against them.
+[[nodiscard]] inline r4::gpu::Arch nvidia_arch(int major, int minor) {
+  r4::gpu::Arch a;
+  a.vendor = r4::gpu::Vendor::nvidia;
+  a.major = major;
+  a.minor = minor;
+  return a;
+}
+
+// kernels/family.cpp launch_dims for wave 32: grid x over N tiles, y over splits, z over M tiles.
+struct Dims {
+  unsigned gx, gy, gz, block;
+};
+[[nodiscard]] constexpr Dims gemm_dims(const Config& c, std::int64_t m, std::int64_t n) {
+  const std::int64_t per_block = static_cast<std::int64_t>(c.wv) * c.npw;
+  const std::int64_t mtiles = (m + 15) / 16;
+  return {static_cast<unsigned>((n / 16 + per_block - 1) / per_block), static_cast<unsigned>(c.sk),
+          static_cast<unsigned>((mtiles + c.mb - 1) / c.mb), static_cast<unsigned>(c.wv * 32)};
+}
+inline constexpr unsigned kQuantActThreads = 256;  // kernels/quant_act.cu R4_QA_THREADS
+
+// kernels/family.cpp workspace_bytes: 0 when SK == 1, else the tile counters + SK*M*N f32.
+[[nodiscard]] constexpr std::size_t workspace_bytes(const Config& c, std::int64_t m,
+                                                    std::int64_t n) {
+  if (c.sk == 1) return 0;
+  return static_cast<std::size_t>(r4::kernels::kSplitKCounters) * 4 +
+         static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(m * n) * 4;
+}
+
+// Counters behind r4d::stats().
+enum class Counter {
+  lookups,
+  hits,
+  unknown_shape,
+  m_out_of_range,
+  invalid_config,
+  launches,
+  refused,
+  not_compiled,
+  not_initialised,
+  count_
+};
+void bump(Counter c);
+
+}  // namespace r4d::detail

@@ -1,0 +1,287 @@
+// Launchers, the automatic gemm and the per-device workspace registry. The only r4d source that
+// includes a CUDA header: r4d is the CUDA runtime's client by design (cudaLaunchKernel on
+// kernels nvcc compiled ahead of time), unlike the tuner, which dlopens the driver.
+#include "r4d/launch.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <mutex>
+
+#include "detail.hpp"
+#include "r4d/constants.hpp"
+
+namespace r4d {
+namespace {
+
+using detail::Counter;
+using detail::KernelId;
+
+constexpr int kMaxDevices = 64;
+constexpr std::size_t kAlign = 256;
+
+constexpr std::size_t align_up(std::size_t v) {
+  return (v + kAlign - 1) / kAlign * kAlign;
+}
+
+// What init()/register_workspace() recorded for one device. Written under g_mutex before
+// `ready` is released; launches read it after an acquire load of `ready`.
+struct DeviceState {
+  std::atomic<bool> ready{false};
+  std::byte* base = nullptr;     // the whole registration
+  std::size_t splitk_bytes = 0;  // [base, base + splitk_bytes): split-K counters + partials
+  std::byte* scratch = nullptr;  // r4d::gemm's q (64*K int8) then sc (64 f32), or null
+  std::size_t scratch_bytes = 0;
+  int major = 0;
+  int minor = 0;
+  bool owned = false;
+};
+
+std::array<DeviceState, kMaxDevices> g_devices;
+std::mutex g_mutex;
+
+std::size_t splitk_required() {
+  std::size_t most = 0;
+  for (Dtype d : {Dtype::w4a16, Dtype::w4a8})
+    for (const r4d_table_row& r : table(d)) {
+      const Config c{r.wv, r.sk, r.mb, r.npw, r.nt};
+      most = std::max(most, detail::workspace_bytes(c, std::min(r.m_limit, GEMM_W4_MAX_M), r.n));
+    }
+  return align_up(most);
+}
+
+std::size_t scratch_required() {
+  std::int64_t kmax = 0;
+  for (const r4d_table_row& r : table(Dtype::w4a8)) kmax = std::max<std::int64_t>(kmax, r.k);
+  if (kmax == 0) return 0;
+  return align_up(static_cast<std::size_t>(kmax) * GEMM_W4_MAX_M) + kAlign;
+}
+
+Status refuse(Status s) {
+  detail::bump(Counter::refused);
+  if (s == Status::invalid_config) detail::bump(Counter::invalid_config);
+  if (s == Status::not_compiled) detail::bump(Counter::not_compiled);
+  if (s == Status::not_initialised) detail::bump(Counter::not_initialised);
+  return s;
+}
+
+bool aligned(const void* p, std::size_t a) {
+  return p != nullptr && reinterpret_cast<std::uintptr_t>(p) % a == 0;
+}
+
+// The calling thread's device state, or null when none is registered.
+const DeviceState* current_state() {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return nullptr;
+  const DeviceState& s = g_devices[static_cast<std::size_t>(dev)];
+  return s.ready.load(std::memory_order_acquire) ? &s : nullptr;
+}
+
+const detail::CompiledKernel* find(KernelId id, const Config& c, bool a_bf16) {
+  for (const auto& e : detail::compiled_kernels())
+    if (e.id == id && e.config == c && e.a_bf16 == a_bf16) return &e;
+  return nullptr;
+}
+
+// Validates (state, config, shape, build) and resolves the kernel; on success fills `k`/`st`.
+Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N,
+               const detail::CompiledKernel*& k, const DeviceState*& st) {
+  if (detail::compiled_kernels().empty()) return refuse(Status::no_kernels);
+  st = current_state();
+  if (st == nullptr) return refuse(Status::not_initialised);
+  const r4::kernels::Shape s{N, K, M};
+  if (!r4::kernels::is_valid(id, detail::to_kernels(c), detail::nvidia_arch(st->major, st->minor),
+                             s))
+    return refuse(Status::invalid_config);
+  k = find(id, c, a_bf16);
+  if (k == nullptr) return refuse(Status::not_compiled);
+  if (id != KernelId::quant_act && detail::workspace_bytes(c, M, N) > st->splitk_bytes)
+    return refuse(Status::workspace_too_small);
+  return Status::ok;
+}
+
+Status enqueue(const detail::CompiledKernel& k, dim3 grid, dim3 block, void** args,
+               stream_t stream) {
+  if (cudaLaunchKernel(k.entry(), grid, block, args, 0, stream) != cudaSuccess)
+    return refuse(Status::launch_failed);
+  detail::bump(Counter::launches);
+  return Status::ok;
+}
+
+Status launch_w4a16(bool a_bf16, const void* a, const void* wq, const void* wsz, void* c, int M,
+                    int K, int N, const Config& cfg, stream_t stream) {
+  const detail::CompiledKernel* k = nullptr;
+  const DeviceState* st = nullptr;
+  if (Status s = prepare(KernelId::gemm_w4a16_nt, cfg, a_bf16, M, K, N, k, st); s != Status::ok)
+    return s;
+  if (!aligned(a, 16) || !aligned(wq, 16) || !aligned(wsz, 4) || !aligned(c, 2))
+    return refuse(Status::bad_argument);
+  void* ws = st->base;
+  void* args[] = {&a, &wq, &wsz, &c, &ws, &M, &N, &K};
+  const auto d = detail::gemm_dims(cfg, M, N);
+  return enqueue(*k, dim3(d.gx, d.gy, d.gz), dim3(d.block), args, stream);
+}
+
+}  // namespace
+
+std::size_t workspace_bytes_required() {
+  return splitk_required() + scratch_required();
+}
+
+bool has_kernels() {
+  return !detail::compiled_kernels().empty();
+}
+
+std::vector<Config> compiled_configs(Dtype d) {
+  std::vector<Config> out;
+  for (const auto& e : detail::compiled_kernels())
+    if (e.id == detail::kernel_of(d) && !e.a_bf16) out.push_back(e.config);
+  return out;
+}
+
+Status register_workspace(int device, void* ptr, std::size_t bytes) {
+  if (device < 0 || device >= kMaxDevices || ptr == nullptr || !aligned(ptr, kAlign))
+    return Status::bad_argument;
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
+    return Status::launch_failed;
+  std::lock_guard lock(g_mutex);
+  DeviceState& s = g_devices[static_cast<std::size_t>(device)];
+  if (s.ready.load(std::memory_order_acquire) && s.owned) return Status::bad_argument;
+  s.ready.store(false, std::memory_order_release);
+  s.base = static_cast<std::byte*>(ptr);
+  const std::size_t want_splitk = splitk_required(), want_scratch = scratch_required();
+  if (want_scratch > 0 && bytes >= want_splitk + want_scratch) {
+    s.splitk_bytes = want_splitk;
+    s.scratch = s.base + want_splitk;
+    s.scratch_bytes = want_scratch;
+  } else {
+    s.splitk_bytes = bytes;
+    s.scratch = nullptr;
+    s.scratch_bytes = 0;
+  }
+  s.major = major;
+  s.minor = minor;
+  s.owned = false;
+  s.ready.store(true, std::memory_order_release);
+  return Status::ok;
+}
+
+Status init(int device) {
+  if (device < 0 || device >= kMaxDevices) return Status::bad_argument;
+  {
+    std::lock_guard lock(g_mutex);
+    if (g_devices[static_cast<std::size_t>(device)].ready.load(std::memory_order_acquire))
+      return Status::ok;
+  }
+  int prev = 0;
+  if (cudaGetDevice(&prev) != cudaSuccess || cudaSetDevice(device) != cudaSuccess)
+    return Status::launch_failed;
+  const std::size_t bytes = std::max<std::size_t>(workspace_bytes_required(), kAlign);
+  void* p = nullptr;
+  Status st = Status::ok;
+  if (cudaMalloc(&p, bytes) != cudaSuccess) st = Status::launch_failed;
+  if (st == Status::ok &&
+      (cudaMemset(p, 0, bytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess))
+    st = Status::launch_failed;
+  if (st == Status::ok) st = register_workspace(device, p, bytes);
+  if (st == Status::ok) {
+    std::lock_guard lock(g_mutex);
+    g_devices[static_cast<std::size_t>(device)].owned = true;
+  } else if (p != nullptr) {
+    (void)cudaFree(p);
+  }
+  (void)cudaSetDevice(prev);
+  return st;
+}
+
+Status ensure_initialised(stream_t stream) {
+  if (current_state() != nullptr) return Status::ok;
+  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &cs) != cudaSuccess) return Status::launch_failed;
+  if (cs != cudaStreamCaptureStatusNone) return refuse(Status::not_initialised);
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return Status::launch_failed;
+  return init(dev);
+}
+
+void release(int device) {
+  if (device < 0 || device >= kMaxDevices) return;
+  std::lock_guard lock(g_mutex);
+  DeviceState& s = g_devices[static_cast<std::size_t>(device)];
+  if (!s.ready.load(std::memory_order_acquire)) return;
+  s.ready.store(false, std::memory_order_release);
+  if (s.owned) {
+    int prev = 0;
+    if (cudaGetDevice(&prev) == cudaSuccess && cudaSetDevice(device) == cudaSuccess) {
+      (void)cudaFree(s.base);
+      (void)cudaSetDevice(prev);
+    }
+  }
+  s.base = s.scratch = nullptr;
+  s.splitk_bytes = s.scratch_bytes = 0;
+  s.owned = false;
+}
+
+Status gemm_w4a16_nt(const void* a, const void* wq, const void* wsz, void* c, int M, int K, int N,
+                     int WV, int SK, int MB, int NPW, int NT, stream_t stream) {
+  return launch_w4a16(false, a, wq, wsz, c, M, K, N, Config{WV, SK, MB, NPW, NT}, stream);
+}
+
+Status gemm_w4a16_nt_bf16(const void* a, const void* wq, const void* wsz, void* c, int M, int K,
+                          int N, int WV, int SK, int MB, int NPW, int NT, stream_t stream) {
+  return launch_w4a16(true, a, wq, wsz, c, M, K, N, Config{WV, SK, MB, NPW, NT}, stream);
+}
+
+Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz, void* c, int M,
+                    int K, int N, int WV, int SK, int MB, int NPW, int NT, stream_t stream) {
+  const Config cfg{WV, SK, MB, NPW, NT};
+  const detail::CompiledKernel* k = nullptr;
+  const DeviceState* st = nullptr;
+  if (Status s = prepare(KernelId::gemm_w4a8_nt, cfg, false, M, K, N, k, st); s != Status::ok)
+    return s;
+  if (!aligned(q, 16) || !aligned(sc, 4) || !aligned(wq, 16) || !aligned(wsz, 4) || !aligned(c, 2))
+    return refuse(Status::bad_argument);
+  void* ws = st->base;
+  void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
+  const auto d = detail::gemm_dims(cfg, M, N);
+  return enqueue(*k, dim3(d.gx, d.gy, d.gz), dim3(d.block), args, stream);
+}
+
+Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream) {
+  const detail::CompiledKernel* k = nullptr;
+  const DeviceState* st = nullptr;
+  if (Status s = prepare(KernelId::quant_act, Config{}, false, M, K, 16, k, st); s != Status::ok)
+    return s;
+  if (!aligned(a, 16) || !aligned(q, 16) || !aligned(sc, 4)) return refuse(Status::bad_argument);
+  void* args[] = {&a, &q, &sc, &M, &K};
+  return enqueue(*k, dim3(static_cast<unsigned>(M)), dim3(detail::kQuantActThreads), args, stream);
+}
+
+Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M, int K, int N,
+            stream_t stream) {
+  if (M > a8_m() && !table(Dtype::w4a8).empty()) {
+    if (const auto cfg = config_for(N, K, M, Dtype::w4a8)) {
+      const DeviceState* st = current_state();
+      if (st == nullptr) return refuse(Status::not_initialised);
+      const std::size_t q_bytes = align_up(static_cast<std::size_t>(K) * GEMM_W4_MAX_M);
+      if (st->scratch == nullptr || q_bytes + kAlign > st->scratch_bytes)
+        return refuse(Status::workspace_too_small);
+      void* q = st->scratch;
+      void* sc = st->scratch + q_bytes;
+      if (Status s = quant_act(a_bf16, q, sc, M, K, stream); s != Status::ok) return s;
+      return gemm_w4a8_nt(q, sc, wq, wsz, c, M, K, N, cfg->wv, cfg->sk, cfg->mb, cfg->npw, cfg->nt,
+                          stream);
+    }
+  }
+  const Lookup l = lookup(N, K, M, table(Dtype::w4a16), Dtype::w4a16);
+  if (!l.config) return l.status;
+  const Config& cfg = *l.config;
+  return gemm_w4a16_nt_bf16(a_bf16, wq, wsz, c, M, K, N, cfg.wv, cfg.sk, cfg.mb, cfg.npw, cfg.nt,
+                            stream);
+}
+
+}  // namespace r4d

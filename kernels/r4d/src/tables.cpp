@@ -1,0 +1,136 @@
+// The compiled-in tables (the header CMake's R4D_TABLES_HEADER names, in the format
+// reports/emit_cpp.cpp writes) and the seeds' config_for over them.
+#include <algorithm>
+
+#include "detail.hpp"
+#include "r4d/constants.hpp"
+#include "r4d/table.hpp"
+
+#include R4D_TABLES_HEADER  // NOLINT: a path string from CMake
+
+static_assert(r4d::GEMM_W4_GROUP == r4::kernels::kGroup);
+static_assert(r4d::GEMM_W4A8_GROUP == r4::kernels::kGroup);
+static_assert(r4d::GEMM_W4_MAX_M == r4::kernels::kMaxM);
+
+// A header from a run with no w4a8 (or no w4a16) winners has no array of that name; qualified
+// lookup then falls through to this using-directive and finds `missing` instead.
+namespace r4d::table_fallback {
+struct missing {};
+inline constexpr missing gemm_w4a16_nt_w4a16{};
+inline constexpr missing gemm_w4a8_nt_w4a8{};
+}  // namespace r4d::table_fallback
+namespace r4d::generated {
+using namespace r4d::table_fallback;  // NOLINT: the fallback above, by design
+}  // namespace r4d::generated
+
+namespace r4d {
+namespace {
+
+using detail::Counter;
+using r4::kernels::KernelId;
+
+template <int N>
+constexpr Table as_table(const r4d_table_row (&rows)[N]) {
+  return Table(rows, static_cast<std::size_t>(N));
+}
+constexpr Table as_table(table_fallback::missing) {
+  return {};
+}
+
+// Every row valid for its kernel on both build arches at its band's top M (clamped MB for lower
+// M is checked at lookup). This is kernels/config.hpp's is_valid, evaluated by the compiler.
+constexpr bool row_valid(KernelId id, const r4d_table_row& r, int major) {
+  r4::gpu::Arch a;
+  a.vendor = r4::gpu::Vendor::nvidia;
+  a.major = major;
+  const r4::kernels::Config c{r.wv, r.sk, r.mb, r.npw, r.nt};
+  const r4::kernels::Shape s{r.n, r.k, std::min(r.m_limit, r4::kernels::kMaxM)};
+  return r4::kernels::is_valid(id, c, a, s);
+}
+template <int N>
+constexpr bool rows_valid(KernelId id, const r4d_table_row (&rows)[N]) {
+  for (const auto& r : rows)
+    if (!row_valid(id, r, 8) || !row_valid(id, r, 9)) return false;
+  return true;
+}
+constexpr bool rows_valid(KernelId, table_fallback::missing) {
+  return true;
+}
+
+static_assert(rows_valid(KernelId::gemm_w4a16_nt, generated::gemm_w4a16_nt_w4a16),
+              "a gemm_w4a16_nt row of the compiled-in table fails kernels/config.hpp is_valid");
+static_assert(rows_valid(KernelId::gemm_w4a8_nt, generated::gemm_w4a8_nt_w4a8),
+              "a gemm_w4a8_nt row of the compiled-in table fails kernels/config.hpp is_valid");
+
+constexpr Table kW4a16 = as_table(generated::gemm_w4a16_nt_w4a16);
+constexpr Table kW4a8 = as_table(generated::gemm_w4a8_nt_w4a8);
+
+Lookup decline(Status s) {
+  switch (s) {
+    case Status::unknown_shape:
+      detail::bump(Counter::unknown_shape);
+      break;
+    case Status::m_out_of_range:
+      detail::bump(Counter::m_out_of_range);
+      break;
+    default:
+      detail::bump(Counter::invalid_config);
+      break;
+  }
+  return Lookup{std::nullopt, s};
+}
+
+}  // namespace
+
+std::optional<Dtype> parse_dtype(std::string_view s) {
+  if (s == "w4a16") return Dtype::w4a16;
+  if (s == "w4a8") return Dtype::w4a8;
+  return std::nullopt;
+}
+
+std::string_view to_string(Dtype d) {
+  return d == Dtype::w4a16 ? "w4a16" : "w4a8";
+}
+
+Table table(Dtype d) {
+  return d == Dtype::w4a16 ? kW4a16 : kW4a8;
+}
+
+int a8_m() {
+  return generated::a8_m;
+}
+
+TableInfo table_info() {
+  return {R4D_TABLES_HEADER, generated::run_uuid, generated::device, generated::run_date};
+}
+
+Lookup lookup(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d) {
+  detail::bump(Counter::lookups);
+  if (m < 1 || m > GEMM_W4_MAX_M) return decline(Status::m_out_of_range);
+  bool known = false;
+  for (const r4d_table_row& r : t) {
+    if (r.n != n || r.k != k) continue;
+    known = true;
+    if (m > r.m_limit) continue;
+    const int mtiles = static_cast<int>((m + 15) / 16);
+    const Config c{r.wv, r.sk, std::min(r.mb, mtiles), r.npw, r.nt};
+    const r4::kernels::Shape s{n, k, m};
+    const auto kc = detail::to_kernels(c);
+    if (!r4::kernels::is_valid(detail::kernel_of(d), kc, detail::nvidia_arch(8, 0), s) ||
+        !r4::kernels::is_valid(detail::kernel_of(d), kc, detail::nvidia_arch(9, 0), s))
+      return decline(Status::invalid_config);
+    detail::bump(Counter::hits);
+    return Lookup{c, Status::ok};
+  }
+  return decline(known ? Status::m_out_of_range : Status::unknown_shape);
+}
+
+std::optional<Config> config_for(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d) {
+  return lookup(n, k, m, t, d).config;
+}
+
+std::optional<Config> config_for(std::int64_t n, std::int64_t k, std::int64_t m, Dtype d) {
+  return lookup(n, k, m, table(d), d).config;
+}
+
+}  // namespace r4d

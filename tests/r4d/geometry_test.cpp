@@ -1,0 +1,41 @@
+// r4d launches with its own copy of the family's launch geometry and workspace size (so that it
+// needs neither the GPU layer nor fmt); this pins the copy to kernels/family.hpp for every config
+// the family accepts on sm_90, over the seeds' shapes and M = 1..64.
+#include <gtest/gtest.h>
+
+#include "kernels/config.hpp"
+#include "kernels/family.hpp"
+#include "kernels/r4d/src/detail.hpp"
+
+namespace {
+
+namespace rk = r4::kernels;
+
+TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
+  const auto arch = r4::gpu::Arch::from("sm_90");
+  const std::pair<int, int> shapes[] = {{3072, 5120}, {5120, 2048}, {17408, 5120},
+                                        {5120, 8704}, {1280, 5120}, {256, 5120}};
+  int checked = 0;
+  for (auto id : {rk::KernelId::gemm_w4a16_nt, rk::KernelId::gemm_w4a8_nt})
+    for (const auto& kc : rk::config_space(id, arch))
+      for (const auto& [n, k] : shapes)
+        for (int m = 1; m <= 64; ++m) {
+          const rk::Shape s{n, k, m};
+          if (!rk::is_valid(id, kc, arch, s)) continue;
+          const r4d::Config c{kc.wv, kc.sk, kc.mb, kc.npw, kc.nt};
+          const auto want = rk::launch_dims(id, kc, arch, s);
+          const auto got = r4d::detail::gemm_dims(c, m, n);
+          ASSERT_EQ(got.gx, want.grid.x);
+          ASSERT_EQ(got.gy, want.grid.y);
+          ASSERT_EQ(got.gz, want.grid.z);
+          ASSERT_EQ(got.block, want.block.x);
+          ASSERT_EQ(r4d::detail::workspace_bytes(c, m, n), rk::workspace_bytes(id, kc, s));
+          ++checked;
+        }
+  EXPECT_GT(checked, 1000);
+  const auto qa = rk::launch_dims(rk::KernelId::quant_act, {}, arch, rk::Shape{5120, 5120, 7});
+  EXPECT_EQ(qa.block.x, r4d::detail::kQuantActThreads);
+  EXPECT_EQ(qa.grid.x, 7u);
+}
+
+}  // namespace
