@@ -12,7 +12,9 @@
 // (dlopened by the GPU layer; the frames show as "<unknown module>", so a suppression by library
 // name cannot match). It is the vendor library's, not ours, and this binary runs nothing else, so
 // leak checking is off for it alone. ASan and UBSan stay on.
-extern "C" const char* __lsan_default_options() { return "detect_leaks=0"; }
+extern "C" const char* __lsan_default_options() {
+  return "detect_leaks=0";
+}
 
 namespace {
 
