@@ -2,6 +2,7 @@
 // gate_up (N, K) = (17408, 5120), bf16 input, group 128, 20 clip steps, all cores.
 // Counters: input GB/s (bf16 bytes read) and weights/s. Results in docs/PERF.md "quant".
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <random>
 
@@ -12,6 +13,15 @@
 #include "quant/parallel.hpp"
 
 namespace {
+
+// CPU seconds of the whole process (all threads): on a shared box the wall time depends on the
+// neighbours, CPU time per iteration does not, and CPU time / threads is the uncontended wall.
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
 
 std::vector<std::uint16_t> bf16_gaussian(std::int64_t n, std::int64_t k) {
   std::vector<std::uint16_t> w(static_cast<std::size_t>(n * k));
@@ -31,6 +41,7 @@ void BM_QuantizeInt4(benchmark::State& state) {
   const r4::quant::MatrixView m{reinterpret_cast<const std::byte*>(w.data()),
                                 r4::quant::DType::bf16, n, k};
   double rel = 0;
+  const double cpu0 = process_cpu_seconds();
   for (auto _ : state) {
     auto r = r4::quant::quantize_int4(m, 128, 20);
     rel = r.relative_rms();
@@ -43,6 +54,7 @@ void BM_QuantizeInt4(benchmark::State& state) {
       benchmark::Counter(iters * static_cast<double>(n * k), benchmark::Counter::kIsRate);
   state.counters["rel_rms"] = rel;
   state.counters["threads"] = r4::quant::worker_count();
+  state.counters["cpu_s/iter"] = (process_cpu_seconds() - cpu0) / iters;
 }
 BENCHMARK(BM_QuantizeInt4)
     ->Args({17408, 5120})
