@@ -258,9 +258,9 @@ void check_readable(const SchemaVersion& v, int current, const std::string& path
         path, v.version, current));
 }
 
-int migrate(const Connection& c, std::span<const Migration> steps) {
+SchemaVersion check_migratable(const Connection& c, std::span<const Migration> steps) {
   const int target = steps.empty() ? 0 : steps.back().to_version;
-  SchemaVersion v = read_schema_version(c);
+  const SchemaVersion v = read_schema_version(c);
   if (v.version == 0) {
     const auto n = c.query_text("SELECT count(*) FROM sqlite_master");
     if (n && *n != "0")
@@ -274,6 +274,11 @@ int migrate(const Connection& c, std::span<const Migration> steps) {
         "database '{}' has schema version {} (compatible back to {}); this r4tune understands "
         "schema {} only: use a newer r4tune",
         c.path(), v.version, v.compatible_version, target));
+  return v;
+}
+
+int migrate(const Connection& c, std::span<const Migration> steps) {
+  SchemaVersion v = check_migratable(c, steps);
   for (const auto& step : steps) {
     if (step.to_version <= v.version) continue;
     if (step.to_version != v.version + 1)

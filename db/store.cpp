@@ -76,6 +76,8 @@ void require_config(const Config& c, const char* what) {
 
 Store Store::open(const std::string& path) {
   auto c = std::make_unique<Connection>(path, OpenMode::read_write_create);
+  // Refuse a foreign or too-new file before anything below writes to it (journal_mode does).
+  (void)check_migratable(*c, migrations());
   // WAL: readers (a report) never block the sweep's writer and a kill never tears a page.
   // synchronous=NORMAL in WAL is durable against process crashes (the kill -9 test), not
   // against power loss, which costs at most the last commits and never the file.
