@@ -207,8 +207,9 @@ bool has_table(const Connection& c, const char* name) {
 }
 
 void write_meta(const Connection& c, int version, int compatible) {
-  auto s = c.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2) "
-                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+  auto s = c.prepare(
+      "INSERT INTO meta(key, value) VALUES (?1, ?2) "
+      "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
   s.bind_all("version", std::to_string(version)).run();
   s.reset();
   s.bind_all("last_compatible_version", std::to_string(compatible)).run();
@@ -220,7 +221,9 @@ const Migration kMigrations[] = {
 
 }  // namespace
 
-std::span<const Migration> migrations() { return kMigrations; }
+std::span<const Migration> migrations() {
+  return kMigrations;
+}
 
 SchemaVersion read_schema_version(const Connection& c) {
   if (!has_table(c, "meta")) return {};
@@ -282,15 +285,16 @@ int migrate(const Connection& c, std::span<const Migration> steps) {
   for (const auto& step : steps) {
     if (step.to_version <= v.version) continue;
     if (step.to_version != v.version + 1)
-      throw SchemaError(fmt::format("no migration from schema {} to {}", v.version,
-                                    step.to_version));
+      throw SchemaError(
+          fmt::format("no migration from schema {} to {}", v.version, step.to_version));
     Transaction t(c);
     try {
       step.apply(c);
       write_meta(c, step.to_version, step.compatible_version);
     } catch (const Error& e) {
-      throw SchemaError(fmt::format("migrating '{}' from schema {} to {} failed, nothing changed: {}",
-                                    c.path(), v.version, step.to_version, e.what()));
+      throw SchemaError(
+          fmt::format("migrating '{}' from schema {} to {} failed, nothing changed: {}", c.path(),
+                      v.version, step.to_version, e.what()));
     }
     t.commit();
     v = {step.to_version, step.compatible_version};

@@ -43,7 +43,8 @@ std::string emit_cpp(const db::Store& store, db::Id run) {
       t.run.uuid, t.device_label, t.date, t.run.spec_name, db::to_string(t.run.status),
       t.run.r4tune_version, t.run.git_commit);
   out += comment_lines("notes: ", t.run.notes);
-  out += R"(// Rows: (N, K, M limit, WV, SK, MB, NPW, NT), bands ascending per shape; the first band whose
+  out +=
+      R"(// Rows: (N, K, M limit, WV, SK, MB, NPW, NT), bands ascending per shape; the first band whose
 // limit is >= M serves M. A shape with no rows is declined, never guessed.
 #pragma once
 

@@ -75,8 +75,8 @@ RunTables build_tables(const db::Store& store, db::Id run_id,
   RunTables out;
   out.run = store.run(run_id);
   out.device = store.run_device(out.run);
-  out.device_label = out.device ? fmt::format("{} ({}, {} SMs)", out.device->name,
-                                              out.device->arch, out.device->multiprocessors)
+  out.device_label = out.device ? fmt::format("{} ({}, {} SMs)", out.device->name, out.device->arch,
+                                              out.device->multiprocessors)
                                 : "no device";
   out.date = out.run.started_at.substr(0, 10);
 

@@ -1,12 +1,14 @@
 // The committed generated header compiles on its own (and twice: it is include-safe), its static
 // checks pass, and the seeds' lookup works on it.
 #include "configs/generated/synthetic_tables.hpp"
-#include "configs/generated/synthetic_tables.hpp"
+// clang-format off
+#include "configs/generated/synthetic_tables.hpp"  // again, on purpose: it must be include-safe
+// clang-format on
 
 #include <algorithm>
 #include <optional>
-#include <string>
 #include <span>
+#include <string>
 
 #include <gtest/gtest.h>
 

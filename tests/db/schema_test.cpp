@@ -75,8 +75,9 @@ TEST(Schema, NewerIncompatibleDatabaseIsRefused) {
   { auto s = Store::open(path); }
   {
     Connection c(path, OpenMode::read_write_create);
-    c.exec("UPDATE meta SET value = '7' WHERE key = 'version';"
-           "UPDATE meta SET value = '5' WHERE key = 'last_compatible_version';");
+    c.exec(
+        "UPDATE meta SET value = '7' WHERE key = 'version';"
+        "UPDATE meta SET value = '5' WHERE key = 'last_compatible_version';");
   }
   const std::string before = read_file(path);
   try {

@@ -61,8 +61,9 @@ TEST(ReportBrowser, RendersWithoutConsoleErrors) {
   testing::write_file(page, html);
   const std::string url = "file://" + page;
 
-  ASSERT_EQ(sh(chromium(dir, "p1", "--dump-dom '" + url + "' > '" + dir.file("dom.html") +
-                                       "' 2> '" + dir.file("dom.err") + "'")),
+  ASSERT_EQ(sh(chromium(dir, "p1",
+                        "--dump-dom '" + url + "' > '" + dir.file("dom.html") + "' 2> '" +
+                            dir.file("dom.err") + "'")),
             0)
       << read_file(dir.file("dom.err"));
   const std::string dom = read_file(dir.file("dom.html"));
@@ -81,8 +82,9 @@ TEST(ReportBrowser, RendersWithoutConsoleErrors) {
     }
 
   const std::string png = dir.file("out.png");
-  ASSERT_EQ(sh(chromium(dir, "p2", "--screenshot='" + png + "' --window-size=1280,2000 '" + url +
-                                       "' > /dev/null 2> '" + dir.file("shot.err") + "'")),
+  ASSERT_EQ(sh(chromium(dir, "p2",
+                        "--screenshot='" + png + "' --window-size=1280,2000 '" + url +
+                            "' > /dev/null 2> '" + dir.file("shot.err") + "'")),
             0)
       << read_file(dir.file("shot.err"));
   const std::string bytes = read_file(png);

@@ -37,8 +37,7 @@ TEST(ReportHtml, SelfContainedWithPlotsAndNumbers) {
   EXPECT_EQ(count(html, "config rank (fastest first)"), 6u);
   EXPECT_EQ(count(html, "M (rows, each band&#39;s top M)"), 2u);
   EXPECT_NE(html.find("Synthetic data."), std::string::npos);
-  for (const char* name :
-       {"qkv", "o", "gate_up", "down", "kernel_projection", "hidden_projection"})
+  for (const char* name : {"qkv", "o", "gate_up", "down", "kernel_projection", "hidden_projection"})
     EXPECT_NE(html.find(std::string(">") + name + ": N = "), std::string::npos) << name;
   EXPECT_NE(html.find("95% CI"), std::string::npos);
   EXPECT_NE(html.find("4258 GB/s"), std::string::npos);
