@@ -67,7 +67,11 @@ int compute_a8_m(const std::vector<KernelTable>& tables) {
 }  // namespace
 
 RunTables load_tables(const db::Store& store, db::Id run_id) {
-  return build_tables(store, run_id, store.winners(run_id, db::OnInvalid::reject));
+  RunTables t = build_tables(store, run_id, store.winners(run_id, db::OnInvalid::reject));
+  if (t.tables.empty())
+    throw db::NotFound(
+        fmt::format("run {} in '{}' has no winners: nothing to emit", t.run.uuid, store.path()));
+  return t;
 }
 
 RunTables build_tables(const db::Store& store, db::Id run_id,

@@ -48,7 +48,8 @@ struct RunTables {
   int a8_m = 0;
 };
 
-// Throws db::InvalidRow (via Store::winners) when a winner fails validation.
+// Throws db::InvalidRow (via Store::winners) when a winner fails validation, db::NotFound when
+// the run has no winners at all.
 [[nodiscard]] RunTables load_tables(const db::Store& store, db::Id run);
 // The same from winners the caller already read (the report reads them with OnInvalid::flag and
 // passes the valid ones).

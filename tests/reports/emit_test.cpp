@@ -127,6 +127,14 @@ TEST(Emit, InvalidWinnerIsRefused) {
   EXPECT_THROW((void)emit_json(f.store, f.run), db::InvalidRow);
 }
 
+TEST(Emit, RunWithoutWinnersIsRefused) {
+  TempDir dir;
+  auto s = db::Store::open(dir.file("a.db"));
+  const db::Id run = s.begin_run(testing::run_row("empty"));
+  EXPECT_THROW((void)emit_python(s, run), db::NotFound);
+  EXPECT_THROW((void)emit_json(s, 12345), db::NotFound);
+}
+
 // _A8_M: the largest band up to which w4a16 (summed over shapes) is at least as fast at every band.
 TEST(Tables, A8SwitchRule) {
   TempDir dir;
