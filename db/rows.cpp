@@ -58,16 +58,30 @@ constexpr std::array<std::pair<BaselineKind, std::string_view>, 3> kBase = {{
 
 }  // namespace
 
-std::string_view to_string(RunStatus s) { return name_of(s, kRun); }
-std::string_view to_string(CompileStatus s) { return name_of(s, kCompile); }
-std::string_view to_string(CheckStatus s) { return name_of(s, kCheck); }
-std::string_view to_string(MeasurementStatus s) { return name_of(s, kMeas); }
-std::string_view to_string(BaselineKind s) { return name_of(s, kBase); }
-RunStatus parse_run_status(std::string_view s) { return parse(s, kRun, "run status"); }
+std::string_view to_string(RunStatus s) {
+  return name_of(s, kRun);
+}
+std::string_view to_string(CompileStatus s) {
+  return name_of(s, kCompile);
+}
+std::string_view to_string(CheckStatus s) {
+  return name_of(s, kCheck);
+}
+std::string_view to_string(MeasurementStatus s) {
+  return name_of(s, kMeas);
+}
+std::string_view to_string(BaselineKind s) {
+  return name_of(s, kBase);
+}
+RunStatus parse_run_status(std::string_view s) {
+  return parse(s, kRun, "run status");
+}
 CompileStatus parse_compile_status(std::string_view s) {
   return parse(s, kCompile, "compile status");
 }
-CheckStatus parse_check_status(std::string_view s) { return parse(s, kCheck, "check status"); }
+CheckStatus parse_check_status(std::string_view s) {
+  return parse(s, kCheck, "check status");
+}
 MeasurementStatus parse_measurement_status(std::string_view s) {
   return parse(s, kMeas, "measurement status");
 }

@@ -41,7 +41,7 @@ enum class BaselineKind { bf16, fp8_block, streaming_ceiling };
 [[nodiscard]] BaselineKind parse_baseline_kind(std::string_view s);
 
 struct DeviceRow {
-  Id id = 0;  // set by the store
+  Id id = 0;           // set by the store
   std::string name;    // "NVIDIA H200"
   std::string vendor;  // "nvidia" | "amd"
   std::string arch;    // "sm_90", "gfx1201"
@@ -52,7 +52,7 @@ struct DeviceRow {
   int sm_clock_mhz = 0;
   int memory_clock_mhz = 0;
   int memory_bus_bits = 0;
-  std::string pci_bus_id;        // not part of the identity
+  std::string pci_bus_id;  // not part of the identity
   std::string driver_version;
   std::string runtime_version;
   std::string compiler_version;  // NVRTC / hipRTC version the kernels are compiled with
@@ -60,16 +60,16 @@ struct DeviceRow {
 };
 
 struct RunRow {
-  Id id = 0;                 // set by the store
-  std::string uuid;          // empty: begin_run generates a random (v4) one
+  Id id = 0;         // set by the store
+  std::string uuid;  // empty: begin_run generates a random (v4) one
   std::string spec_name;
   std::string spec_text;
   std::string git_commit;
   std::string r4tune_version;
   std::string host;
   std::optional<Id> device_id;
-  std::string started_at;    // ISO 8601 UTC; empty: begin_run uses now
-  std::string finished_at;   // empty while running
+  std::string started_at;   // ISO 8601 UTC; empty: begin_run uses now
+  std::string finished_at;  // empty while running
   RunStatus status = RunStatus::running;
   std::string notes;
 };
@@ -170,8 +170,8 @@ struct KernelConfigRow {
 };
 
 struct RunCounts {
-  std::int64_t measurements = 0, measurements_ok = 0, samples = 0, checks = 0,
-               checks_failed = 0, baselines = 0, winners = 0, compiles = 0;
+  std::int64_t measurements = 0, measurements_ok = 0, samples = 0, checks = 0, checks_failed = 0,
+               baselines = 0, winners = 0, compiles = 0;
 };
 
 }  // namespace r4::db

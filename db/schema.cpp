@@ -207,8 +207,9 @@ bool has_table(const Connection& c, const char* name) {
 }
 
 void write_meta(const Connection& c, int version, int compatible) {
-  auto s = c.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2) "
-                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+  auto s = c.prepare(
+      "INSERT INTO meta(key, value) VALUES (?1, ?2) "
+      "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
   s.bind_all("version", std::to_string(version)).run();
   s.reset();
   s.bind_all("last_compatible_version", std::to_string(compatible)).run();
@@ -220,7 +221,9 @@ const Migration kMigrations[] = {
 
 }  // namespace
 
-std::span<const Migration> migrations() { return kMigrations; }
+std::span<const Migration> migrations() {
+  return kMigrations;
+}
 
 SchemaVersion read_schema_version(const Connection& c) {
   if (!has_table(c, "meta")) return {};
@@ -258,9 +261,9 @@ void check_readable(const SchemaVersion& v, int current, const std::string& path
         path, v.version, current));
 }
 
-int migrate(const Connection& c, std::span<const Migration> steps) {
+SchemaVersion check_migratable(const Connection& c, std::span<const Migration> steps) {
   const int target = steps.empty() ? 0 : steps.back().to_version;
-  SchemaVersion v = read_schema_version(c);
+  const SchemaVersion v = read_schema_version(c);
   if (v.version == 0) {
     const auto n = c.query_text("SELECT count(*) FROM sqlite_master");
     if (n && *n != "0")
@@ -274,18 +277,24 @@ int migrate(const Connection& c, std::span<const Migration> steps) {
         "database '{}' has schema version {} (compatible back to {}); this r4tune understands "
         "schema {} only: use a newer r4tune",
         c.path(), v.version, v.compatible_version, target));
+  return v;
+}
+
+int migrate(const Connection& c, std::span<const Migration> steps) {
+  SchemaVersion v = check_migratable(c, steps);
   for (const auto& step : steps) {
     if (step.to_version <= v.version) continue;
     if (step.to_version != v.version + 1)
-      throw SchemaError(fmt::format("no migration from schema {} to {}", v.version,
-                                    step.to_version));
+      throw SchemaError(
+          fmt::format("no migration from schema {} to {}", v.version, step.to_version));
     Transaction t(c);
     try {
       step.apply(c);
       write_meta(c, step.to_version, step.compatible_version);
     } catch (const Error& e) {
-      throw SchemaError(fmt::format("migrating '{}' from schema {} to {} failed, nothing changed: {}",
-                                    c.path(), v.version, step.to_version, e.what()));
+      throw SchemaError(
+          fmt::format("migrating '{}' from schema {} to {} failed, nothing changed: {}", c.path(),
+                      v.version, step.to_version, e.what()));
     }
     t.commit();
     v = {step.to_version, step.compatible_version};

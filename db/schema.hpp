@@ -44,6 +44,8 @@ struct SchemaVersion {
 // when the file is newer than `steps` understands (compatible version > last step's version) or
 // is not empty but lacks a meta table. Returns the version the file ends at.
 int migrate(const Connection& c, std::span<const Migration> steps);
+// migrate()'s checks alone, without writing anything; returns the file's version.
+SchemaVersion check_migratable(const Connection& c, std::span<const Migration> steps);
 
 // For read-only use: throws SchemaError unless `v` can be read by a build at `current` without
 // migrating (it may be newer but still compatible).

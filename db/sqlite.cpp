@@ -15,7 +15,9 @@ namespace {
 
 }  // namespace
 
-void Statement::Finalize::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+void Statement::Finalize::operator()(sqlite3_stmt* s) const {
+  sqlite3_finalize(s);
+}
 
 Statement::Statement(sqlite3* db, std::string_view sql) : db_(db), sql_(sql) {
   sqlite3_stmt* s = nullptr;
@@ -37,8 +39,8 @@ Statement& Statement::bind(int i, double v) {
   return *this;
 }
 Statement& Statement::bind(int i, std::string_view v) {
-  if (int rc = sqlite3_bind_text64(stmt_.get(), i, v.data(), v.size(), SQLITE_TRANSIENT,
-                                   SQLITE_UTF8);
+  if (int rc =
+          sqlite3_bind_text64(stmt_.get(), i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
       rc != SQLITE_OK)
     fail("binding", rc);
   return *this;
@@ -74,9 +76,15 @@ void Statement::reset() {
 bool Statement::is_null(int col) const {
   return sqlite3_column_type(stmt_.get(), col) == SQLITE_NULL;
 }
-std::int64_t Statement::i64(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
-int Statement::i32(int col) const { return sqlite3_column_int(stmt_.get(), col); }
-double Statement::f64(int col) const { return sqlite3_column_double(stmt_.get(), col); }
+std::int64_t Statement::i64(int col) const {
+  return sqlite3_column_int64(stmt_.get(), col);
+}
+int Statement::i32(int col) const {
+  return sqlite3_column_int(stmt_.get(), col);
+}
+double Statement::f64(int col) const {
+  return sqlite3_column_double(stmt_.get(), col);
+}
 std::string Statement::text(int col) const {
   const auto* p = sqlite3_column_text(stmt_.get(), col);
   const int n = sqlite3_column_bytes(stmt_.get(), col);
@@ -101,7 +109,9 @@ std::optional<double> Statement::opt_f64(int col) const {
   return f64(col);
 }
 
-void Connection::Close::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+void Connection::Close::operator()(sqlite3* db) const {
+  sqlite3_close_v2(db);
+}
 
 Connection::Connection(const std::string& path, OpenMode mode) : path_(path), mode_(mode) {
   const int flags = (mode == OpenMode::read_only ? SQLITE_OPEN_READONLY
@@ -135,8 +145,12 @@ std::optional<std::string> Connection::query_text(const std::string& sql) const 
   return s.text(0);
 }
 
-std::int64_t Connection::last_insert_id() const { return sqlite3_last_insert_rowid(db_.get()); }
-int Connection::changes() const { return sqlite3_changes(db_.get()); }
+std::int64_t Connection::last_insert_id() const {
+  return sqlite3_last_insert_rowid(db_.get());
+}
+int Connection::changes() const {
+  return sqlite3_changes(db_.get());
+}
 
 Transaction::Transaction(const Connection& c)
     : c_(c), nested_(sqlite3_get_autocommit(c.handle()) == 0) {

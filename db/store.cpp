@@ -76,6 +76,8 @@ void require_config(const Config& c, const char* what) {
 
 Store Store::open(const std::string& path) {
   auto c = std::make_unique<Connection>(path, OpenMode::read_write_create);
+  // Refuse a foreign or too-new file before anything below writes to it (journal_mode does).
+  (void)check_migratable(*c, migrations());
   // WAL: readers (a report) never block the sweep's writer and a kill never tears a page.
   // synchronous=NORMAL in WAL is durable against process crashes (the kill -9 test), not
   // against power loss, which costs at most the last commits and never the file.
@@ -108,9 +110,8 @@ Id Store::upsert_device(const DeviceRow& d) {
           "driver_version, runtime_version, compiler_version, info_json) "
           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)")
       .bind_all(fp, d.name, d.vendor, d.arch, d.multiprocessors, d.l2_bytes, d.llc_bytes,
-                d.memory_bytes, d.sm_clock_mhz, d.memory_clock_mhz, d.memory_bus_bits,
-                d.pci_bus_id, d.driver_version, d.runtime_version, d.compiler_version,
-                d.info_json)
+                d.memory_bytes, d.sm_clock_mhz, d.memory_clock_mhz, d.memory_bus_bits, d.pci_bus_id,
+                d.driver_version, d.runtime_version, d.compiler_version, d.info_json)
       .run();
   const Id id = conn_->last_insert_id();
   t.commit();
@@ -136,8 +137,7 @@ Id Store::begin_run(const RunRow& r) {
 }
 
 void Store::finish_run(Id run_id, RunStatus status, const std::string& finished_at) {
-  if (status == RunStatus::running)
-    throw Error("finish_run: the final status cannot be 'running'");
+  if (status == RunStatus::running) throw Error("finish_run: the final status cannot be 'running'");
   Transaction t(*conn_);
   auto s = conn_->prepare("UPDATE runs SET status = ?2, finished_at = ?3 WHERE id = ?1");
   s.bind_all(run_id, to_string(status), finished_at.empty() ? utc_now() : finished_at).run();
@@ -175,8 +175,8 @@ Id Store::insert_compile(const CompileRow& c, std::optional<Id> run_id) {
       "?15, ?16, ?17, ?18, ?19)");
   s.bind_all(c.cache_key, c.kernel, c.config.wv, c.config.sk, c.config.mb, c.config.npw,
              c.config.nt, c.arch, c.source_hash, c.options, c.compiler_version, c.registers,
-             c.spill_bytes, c.stack_bytes, c.shared_bytes, c.compile_seconds,
-             to_string(c.status), c.log);
+             c.spill_bytes, c.stack_bytes, c.shared_bytes, c.compile_seconds, to_string(c.status),
+             c.log);
   if (c.binary.empty())
     s.bind(19, std::nullopt);
   else
@@ -233,10 +233,10 @@ Id Store::insert_measurement(const MeasurementRow& m, std::span<const double> sa
           "nt, status, median_us, ci_low_us, ci_high_us, n_samples, gbps, pct_of_ceiling, "
           "sm_clock_mhz, mem_clock_mhz, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
           "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)")
-      .bind_all(m.run_id, m.compile_id, m.kernel, m.dtype, m.n, m.k, m.m, m.config.wv,
-                m.config.sk, m.config.mb, m.config.npw, m.config.nt, to_string(m.status),
-                m.median_us, m.ci_low_us, m.ci_high_us, n_samples, m.gbps, m.pct_of_ceiling,
-                m.sm_clock_mhz, m.mem_clock_mhz, m.detail)
+      .bind_all(m.run_id, m.compile_id, m.kernel, m.dtype, m.n, m.k, m.m, m.config.wv, m.config.sk,
+                m.config.mb, m.config.npw, m.config.nt, to_string(m.status), m.median_us,
+                m.ci_low_us, m.ci_high_us, n_samples, m.gbps, m.pct_of_ceiling, m.sm_clock_mhz,
+                m.mem_clock_mhz, m.detail)
       .run();
   const Id id = conn_->last_insert_id();
   insert_samples(*conn_, "samples", "measurement_id", id, samples);
@@ -251,8 +251,8 @@ Id Store::insert_baseline(const BaselineRow& b, std::span<const double> samples)
       ->prepare(
           "INSERT INTO baselines(run_id, kind, n, k, m, median_us, ci_low_us, ci_high_us, "
           "n_samples, gbps, algo) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
-      .bind_all(b.run_id, to_string(b.kind), b.n, b.k, b.m, b.median_us, b.ci_low_us,
-                b.ci_high_us, n_samples, b.gbps, b.algo)
+      .bind_all(b.run_id, to_string(b.kind), b.n, b.k, b.m, b.median_us, b.ci_low_us, b.ci_high_us,
+                n_samples, b.gbps, b.algo)
       .run();
   const Id id = conn_->last_insert_id();
   insert_samples(*conn_, "baseline_samples", "baseline_id", id, samples);
@@ -274,9 +274,9 @@ Id Store::insert_winner(const WinnerRow& w) {
           "nt = excluded.nt, median_us = excluded.median_us, "
           "speedup_vs_bf16 = excluded.speedup_vs_bf16, speedup_vs_fp8 = excluded.speedup_vs_fp8, "
           "remeasured = excluded.remeasured")
-      .bind_all(w.run_id, w.measurement_id, w.kernel, w.dtype, w.n, w.k, w.band_limit,
-                w.m_measured, w.config.wv, w.config.sk, w.config.mb, w.config.npw, w.config.nt,
-                w.median_us, w.speedup_vs_bf16, w.speedup_vs_fp8, w.remeasured ? 1 : 0)
+      .bind_all(w.run_id, w.measurement_id, w.kernel, w.dtype, w.n, w.k, w.band_limit, w.m_measured,
+                w.config.wv, w.config.sk, w.config.mb, w.config.npw, w.config.nt, w.median_us,
+                w.speedup_vs_bf16, w.speedup_vs_fp8, w.remeasured ? 1 : 0)
       .run();
   auto s = conn_->prepare(
       "SELECT id FROM winners WHERE run_id = ?1 AND kernel = ?2 AND dtype = ?3 AND n = ?4 AND "

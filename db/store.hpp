@@ -40,7 +40,8 @@ enum class OnInvalid { reject, flag };
 // WV, SK, MB, NPW in 1..64, NT in {0, 1}. Returns an empty string when fine, else the reason.
 [[nodiscard]] std::string config_range_problem(const Config& c);
 
-// sha256 over the four provenance fields, length-prefixed so no two inputs collide by concatenation.
+// sha256 over the four provenance fields, length-prefixed so no two inputs collide by
+// concatenation.
 [[nodiscard]] std::string compile_key(std::string_view source_hash, std::string_view arch,
                                       std::string_view options, std::string_view compiler_version);
 

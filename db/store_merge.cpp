@@ -36,8 +36,8 @@ MergeResult Store::merge(const std::string& other_path) {
     auto map_compile = [&](Id old) {
       auto it = compile_ids.find(old);
       if (it == compile_ids.end())
-        throw Error(fmt::format("merge: '{}' run {} refers to missing compile {}", other_path,
-                                r.id, old));
+        throw Error(
+            fmt::format("merge: '{}' run {} refers to missing compile {}", other_path, r.id, old));
       return it->second;
     };
     for (CheckRow c : other.checks(r.id)) {
@@ -62,8 +62,8 @@ MergeResult Store::merge(const std::string& other_path) {
       w.run_id = run_id;
       if (w.measurement_id) {
         auto it = measurement_ids.find(*w.measurement_id);
-        w.measurement_id = it == measurement_ids.end() ? std::nullopt
-                                                       : std::optional<Id>(it->second);
+        w.measurement_id =
+            it == measurement_ids.end() ? std::nullopt : std::optional<Id>(it->second);
       }
       insert_winner(w);
     }
@@ -88,7 +88,8 @@ void Store::export_csv(const std::string& out_path) const {
       "m.k, m.m, m.wv, m.sk, m.mb, m.npw, m.nt, m.status, m.median_us, m.ci_low_us, m.ci_high_us, "
       "m.n_samples, m.gbps, m.pct_of_ceiling, m.sm_clock_mhz, m.mem_clock_mhz, "
       "coalesce(c.source_hash, ''), coalesce(c.options, ''), coalesce(c.cache_key, '') "
-      "FROM measurements m JOIN runs r ON r.id = m.run_id LEFT JOIN devices d ON d.id = r.device_id "
+      "FROM measurements m JOIN runs r ON r.id = m.run_id LEFT JOIN devices d ON d.id = "
+      "r.device_id "
       "LEFT JOIN compiles c ON c.id = m.compile_id "
       "ORDER BY r.started_at, r.id, m.kernel, m.dtype, m.n, m.k, m.m, m.id");
   while (s.step()) {

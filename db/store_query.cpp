@@ -66,10 +66,10 @@ RunRow Store::run(Id id) const {
 RunRow Store::resolve_run(const std::string& ref) const {
   if (ref.empty()) throw NotFound("empty run reference");
   if (ref == "latest") {
-    auto s = conn_->prepare(fmt::format(
-        "SELECT {} FROM runs WHERE status IN ('complete', 'partial') "
-        "ORDER BY started_at DESC, id DESC LIMIT 1",
-        kRunCols));
+    auto s =
+        conn_->prepare(fmt::format("SELECT {} FROM runs WHERE status IN ('complete', 'partial') "
+                                   "ORDER BY started_at DESC, id DESC LIMIT 1",
+                                   kRunCols));
     if (!s.step())
       throw NotFound(fmt::format("'{}' has no complete or partial run to call latest", path()));
     return read_run(s);
@@ -78,16 +78,17 @@ RunRow Store::resolve_run(const std::string& ref) const {
       ref.size() < 19)
     return run(std::stoll(ref));
   if (ref.size() < 4)
-    throw NotFound(fmt::format("run '{}': give an id, 'latest' or at least 4 uuid characters", ref));
-  auto s = conn_->prepare(
-      fmt::format("SELECT {} FROM runs WHERE substr(uuid, 1, length(?1)) = ?1 ORDER BY id", kRunCols));
+    throw NotFound(
+        fmt::format("run '{}': give an id, 'latest' or at least 4 uuid characters", ref));
+  auto s = conn_->prepare(fmt::format(
+      "SELECT {} FROM runs WHERE substr(uuid, 1, length(?1)) = ?1 ORDER BY id", kRunCols));
   s.bind(1, ref);
   std::vector<RunRow> found;
   while (s.step()) found.push_back(read_run(s));
   if (found.empty()) throw NotFound(fmt::format("no run '{}' in '{}'", ref, path()));
   if (found.size() > 1)
-    throw NotFound(fmt::format("run '{}' is ambiguous in '{}' ({} runs match)", ref, path(),
-                               found.size()));
+    throw NotFound(
+        fmt::format("run '{}' is ambiguous in '{}' ({} runs match)", ref, path(), found.size()));
   return found.front();
 }
 
@@ -133,9 +134,9 @@ RunCounts Store::counts(Id run_id) const {
   RunCounts c;
   c.measurements = one("SELECT count(*) FROM measurements WHERE run_id = ?1");
   c.measurements_ok = one("SELECT count(*) FROM measurements WHERE run_id = ?1 AND status = 'ok'");
-  c.samples = one(
-      "SELECT count(*) FROM samples JOIN measurements m ON m.id = measurement_id "
-      "WHERE m.run_id = ?1");
+  c.samples =
+      one("SELECT count(*) FROM samples JOIN measurements m ON m.id = measurement_id "
+          "WHERE m.run_id = ?1");
   c.checks = one("SELECT count(*) FROM checks WHERE run_id = ?1");
   c.checks_failed = one("SELECT count(*) FROM checks WHERE run_id = ?1 AND status <> 'pass'");
   c.baselines = one("SELECT count(*) FROM baselines WHERE run_id = ?1");
@@ -242,8 +243,7 @@ std::vector<double> Store::samples(Id measurement) const {
 }
 
 std::vector<double> Store::baseline_samples(Id baseline) const {
-  return read_samples(*conn_,
-                      "SELECT us FROM baseline_samples WHERE baseline_id = ?1 ORDER BY seq",
+  return read_samples(*conn_, "SELECT us FROM baseline_samples WHERE baseline_id = ?1 ORDER BY seq",
                       baseline);
 }
 
@@ -348,8 +348,8 @@ std::vector<CompileRow> Store::compiles_for_run(Id run_id, bool with_binaries) c
 }
 
 std::vector<ShapeNameRow> Store::shape_names(Id run_id) const {
-  auto s = conn_->prepare(
-      "SELECT run_id, n, k, name FROM shape_names WHERE run_id = ?1 ORDER BY rowid");
+  auto s =
+      conn_->prepare("SELECT run_id, n, k, name FROM shape_names WHERE run_id = ?1 ORDER BY rowid");
   s.bind(1, run_id);
   std::vector<ShapeNameRow> out;
   while (s.step()) out.push_back({s.i64(0), s.i64(1), s.i64(2), s.text(3)});

@@ -22,15 +22,15 @@ std::string report_csv(const db::Store& store, db::Id run) {
       return fmt::format("{:.4f}", *b->median_us / *m.median_us);
     };
     const auto* w = d.winner_for(m);
-    out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-        csv_field(d.run.uuid), csv_field(m.kernel), csv_field(m.dtype),
-        csv_field(store.shape_name(run, m.n, m.k)), m.n, m.k, m.m, m.config.wv, m.config.sk,
-        m.config.mb, m.config.npw, m.config.nt, db::to_string(m.status), csv_num(m.median_us),
-        csv_num(m.ci_low_us), csv_num(m.ci_high_us), m.n_samples, csv_num(m.gbps),
-        csv_num(m.pct_of_ceiling), bf ? csv_num(bf->median_us) : "",
-        fp ? csv_num(fp->median_us) : "", ratio(bf), ratio(fp), w ? 1 : 0,
-        w ? std::to_string(w->band_limit) : "");
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                    csv_field(d.run.uuid), csv_field(m.kernel), csv_field(m.dtype),
+                    csv_field(store.shape_name(run, m.n, m.k)), m.n, m.k, m.m, m.config.wv,
+                    m.config.sk, m.config.mb, m.config.npw, m.config.nt, db::to_string(m.status),
+                    csv_num(m.median_us), csv_num(m.ci_low_us), csv_num(m.ci_high_us), m.n_samples,
+                    csv_num(m.gbps), csv_num(m.pct_of_ceiling), bf ? csv_num(bf->median_us) : "",
+                    fp ? csv_num(fp->median_us) : "", ratio(bf), ratio(fp), w ? 1 : 0,
+                    w ? std::to_string(w->band_limit) : "");
   }
   return out;
 }

@@ -34,8 +34,12 @@ tr.dispatched td { background: #eef6ff; font-weight: 600; }
 .muted { color: #666; font-size: 12px; }
 )css";
 
-std::string us(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "–"; }
-std::string x(const std::optional<double>& v) { return v ? fmt::format("{:.2f}×", *v) : "–"; }
+std::string us(const std::optional<double>& v) {
+  return v ? fmt::format("{:.2f}", *v) : "–";
+}
+std::string x(const std::optional<double>& v) {
+  return v ? fmt::format("{:.2f}×", *v) : "–";
+}
 std::string cfg(const db::Config& c) {
   return fmt::format("({}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt);
 }
@@ -69,8 +73,8 @@ std::string report_html(const db::Store& store, db::Id run_id) {
     return r(a.second) < r(b.second);
   });
   // The dispatched kernel at M: w4a16 up to a8_m, w4a8 above (when both exist).
-  const bool have_a8 = std::any_of(kernels.begin(), kernels.end(),
-                                   [](const auto& k) { return k.second == "w4a8"; });
+  const bool have_a8 =
+      std::any_of(kernels.begin(), kernels.end(), [](const auto& k) { return k.second == "w4a8"; });
   auto dispatched_dtype = [&](int m) { return have_a8 && m > t.a8_m ? "w4a8" : "w4a16"; };
   // Winners per (dtype kernel) and shape, ascending band.
   auto winners_of = [&](const std::string& kernel, const std::string& dtype, std::int64_t n,
@@ -98,8 +102,9 @@ std::string report_html(const db::Store& store, db::Id run_id) {
     o += fmt::format("<div class=\"warn\" id=\"synthetic\"><b>Synthetic data.</b> {}</div>\n",
                      html_escape(d.run.notes));
   if (d.run.status != db::RunStatus::complete)
-    o += fmt::format("<div class=\"warn\">This run is <b>{}</b>: its tables may be incomplete.</div>\n",
-                     db::to_string(d.run.status));
+    o += fmt::format(
+        "<div class=\"warn\">This run is <b>{}</b>: its tables may be incomplete.</div>\n",
+        db::to_string(d.run.status));
   for (const auto& w : d.winners)
     if (!w.problem.empty())
       o += fmt::format("<div class=\"warn bad\">Invalid winner left out of the tables: {}</div>\n",
@@ -149,8 +154,8 @@ std::string report_html(const db::Store& store, db::Id run_id) {
   sp_bf16.title = "Speedup over bf16 vs M";
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     const auto& s = shapes[si];
-    o += fmt::format("<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td>", html_escape(s.name),
-                     s.n, s.k);
+    o += fmt::format("<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td>", html_escape(s.name), s.n,
+                     s.k);
     Series a{s.name, palette(si), false, {}}, b{s.name, palette(si), false, {}};
     for (int band : bands) {
       const db::WinnerRow* hit = nullptr;
@@ -162,9 +167,8 @@ std::string report_html(const db::Store& store, db::Id run_id) {
         o += "<td>–</td>";
         continue;
       }
-      o += fmt::format("<td title=\"{} {}\">{} <span class=\"muted\">({})</span></td>",
-                       hit->kernel, cfg(hit->config), x(hit->speedup_vs_fp8),
-                       x(hit->speedup_vs_bf16));
+      o += fmt::format("<td title=\"{} {}\">{} <span class=\"muted\">({})</span></td>", hit->kernel,
+                       cfg(hit->config), x(hit->speedup_vs_fp8), x(hit->speedup_vs_bf16));
       if (hit->speedup_vs_fp8) a.points.emplace_back(hit->m_measured, *hit->speedup_vs_fp8);
       if (hit->speedup_vs_bf16) b.points.emplace_back(hit->m_measured, *hit->speedup_vs_bf16);
     }

@@ -37,7 +37,8 @@ namespace {
 
 std::string num(double v) {
   // Tick labels: as few digits as the value needs.
-  if (std::abs(v - std::round(v)) < 1e-9) return fmt::format("{}", static_cast<long long>(std::round(v)));
+  if (std::abs(v - std::round(v)) < 1e-9)
+    return fmt::format("{}", static_cast<long long>(std::round(v)));
   return fmt::format("{:.3g}", v);
 }
 
@@ -116,9 +117,8 @@ std::string svg_line_plot(const Plot& p) {
     std::string pts;
     for (auto [x, y] : s.points) pts += fmt::format("{:.1f},{:.1f} ", sx(x), sy(y));
     pts.pop_back();
-    o += fmt::format(
-        "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} points=\"{}\"/>\n", s.color,
-        s.dashed ? " stroke-dasharray=\"6 4\"" : "", pts);
+    o += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} points=\"{}\"/>\n",
+                     s.color, s.dashed ? " stroke-dasharray=\"6 4\"" : "", pts);
     if (s.points.size() <= 12)
       for (auto [x, y] : s.points)
         o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", sx(x),

@@ -67,7 +67,11 @@ int compute_a8_m(const std::vector<KernelTable>& tables) {
 }  // namespace
 
 RunTables load_tables(const db::Store& store, db::Id run_id) {
-  return build_tables(store, run_id, store.winners(run_id, db::OnInvalid::reject));
+  RunTables t = build_tables(store, run_id, store.winners(run_id, db::OnInvalid::reject));
+  if (t.tables.empty())
+    throw db::NotFound(
+        fmt::format("run {} in '{}' has no winners: nothing to emit", t.run.uuid, store.path()));
+  return t;
 }
 
 RunTables build_tables(const db::Store& store, db::Id run_id,
@@ -75,8 +79,8 @@ RunTables build_tables(const db::Store& store, db::Id run_id,
   RunTables out;
   out.run = store.run(run_id);
   out.device = store.run_device(out.run);
-  out.device_label = out.device ? fmt::format("{} ({}, {} SMs)", out.device->name,
-                                              out.device->arch, out.device->multiprocessors)
+  out.device_label = out.device ? fmt::format("{} ({}, {} SMs)", out.device->name, out.device->arch,
+                                              out.device->multiprocessors)
                                 : "no device";
   out.date = out.run.started_at.substr(0, 10);
 

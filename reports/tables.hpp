@@ -38,8 +38,8 @@ struct KernelTable {
 struct RunTables {
   db::RunRow run;
   std::optional<db::DeviceRow> device;
-  std::string device_label;  // "NVIDIA H200 (sm_90, 132 SMs)" or "no device"
-  std::string date;          // the run's start date, "2026-11-29"
+  std::string device_label;         // "NVIDIA H200 (sm_90, 132 SMs)" or "no device"
+  std::string date;                 // the run's start date, "2026-11-29"
   std::vector<KernelTable> tables;  // w4a16 first, then w4a8, then others by name
   // The last M the w4a16 table serves before w4a8 takes over (the seeds' `m > _A8_M` test):
   // the largest band limit L such that at every band up to and including L, the w4a16 winners'
@@ -48,7 +48,8 @@ struct RunTables {
   int a8_m = 0;
 };
 
-// Throws db::InvalidRow (via Store::winners) when a winner fails validation.
+// Throws db::InvalidRow (via Store::winners) when a winner fails validation, db::NotFound when
+// the run has no winners at all.
 [[nodiscard]] RunTables load_tables(const db::Store& store, db::Id run);
 // The same from winners the caller already read (the report reads them with OnInvalid::flag and
 // passes the valid ones).

@@ -5,6 +5,8 @@
 // limit is >= M serves M. A shape with no rows is declined, never guessed.
 #pragma once
 
+#include <cstddef>
+
 #ifndef R4D_TABLE_ROW_DEFINED
 #define R4D_TABLE_ROW_DEFINED
 struct r4d_table_row {
@@ -12,9 +14,9 @@ struct r4d_table_row {
 };
 
 // The generated tables' static checks: configs in range, bands ascending within each shape.
-template <int N>
+template <std::size_t N>
 constexpr bool r4d_table_rows_valid(const r4d_table_row (&rows)[N]) {
-  for (int i = 0; i < N; ++i) {
+  for (std::size_t i = 0; i < N; ++i) {
     const r4d_table_row& r = rows[i];
     if (r.n <= 0 || r.k <= 0 || r.m_limit <= 0) return false;
     if (r.wv < 1 || r.wv > 64 || r.sk < 1 || r.sk > 64 || r.mb < 1 || r.mb > 64) return false;

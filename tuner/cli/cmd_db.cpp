@@ -25,8 +25,8 @@ int list_runs(const db::Store& store) {
     fmt::print("no runs in '{}'\n", store.path());
     return ok;
   }
-  fmt::print("{:>4}  {:<36}  {:<9}  {:<20}  {:<26}  {:>8}  {}\n", "id", "uuid", "status",
-             "started", "device", "winners", "spec");
+  fmt::print("{:>4}  {:<36}  {:<9}  {:<20}  {:<26}  {:>8}  {}\n", "id", "uuid", "status", "started",
+             "device", "winners", "spec");
   for (const auto& r : runs) {
     const auto dev = db_call([&] { return store.run_device(r); });
     const auto c = db_call([&] { return store.counts(r.id); });
@@ -83,9 +83,8 @@ int run_db(std::span<const std::string> args) {
   po::options_description desc("options");
   // Values are read back from the map: binding std::string targets trips GCC 12's
   // -Wnull-dereference inside Boost's notify().
-  desc.add_options()("db", po::value<std::string>()->default_value(kDefaultDb),
-                     "database file")("csv", po::value<std::string>(),
-                                      "export: the CSV file to write")(
+  desc.add_options()("db", po::value<std::string>()->default_value(kDefaultDb), "database file")(
+      "csv", po::value<std::string>(), "export: the CSV file to write")(
       "action", po::value<std::string>(), "runs | show | merge | export")(
       "arg", po::value<std::string>(), "RUN for show, OTHER.db for merge");
   po::positional_options_description pos;

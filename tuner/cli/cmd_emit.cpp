@@ -20,8 +20,7 @@ namespace r4::cli {
 
 int run_emit(std::span<const std::string> args) {
   po::options_description desc("options");
-  desc.add_options()("db", po::value<std::string>()->default_value(kDefaultDb),
-                     "database file")(
+  desc.add_options()("db", po::value<std::string>()->default_value(kDefaultDb), "database file")(
       "run", po::value<std::string>()->default_value("latest"),
       "run id, uuid (or unique prefix), or 'latest'")(
       "format", po::value<std::string>()->required(), "python | cpp | json")(
@@ -30,8 +29,8 @@ int run_emit(std::span<const std::string> args) {
   if (!parse(args, "r4tune emit --run ID|latest --format python|cpp|json [--out PATH] [--db PATH]",
              desc, {}, vm))
     return ok;
-  const std::string run = get_or(vm, "run"), format = get_or(vm, "format"),
-                    out = get_or(vm, "out"), db_path = get_or(vm, "db");
+  const std::string run = get_or(vm, "run"), format = get_or(vm, "format"), out = get_or(vm, "out"),
+                    db_path = get_or(vm, "db");
   if (format != "python" && format != "cpp" && format != "json")
     throw UsageError(fmt::format("unknown --format '{}': use python, cpp or json", format));
   const auto store = open_db_read(db_path);

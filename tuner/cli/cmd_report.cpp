@@ -18,15 +18,14 @@ namespace r4::cli {
 
 int run_report(std::span<const std::string> args) {
   po::options_description desc("options");
-  desc.add_options()("db", po::value<std::string>()->default_value(kDefaultDb),
-                     "database file")(
+  desc.add_options()("db", po::value<std::string>()->default_value(kDefaultDb), "database file")(
       "run", po::value<std::string>()->default_value("latest"),
       "run id, uuid (or unique prefix), or 'latest'")(
       "html", po::value<std::string>(), "HTML report to write")("csv", po::value<std::string>(),
                                                                 "CSV to write");
   po::variables_map vm;
-  if (!parse(args, "r4tune report --run ID|latest [--html PATH] [--csv PATH] [--db PATH]", desc,
-             {}, vm))
+  if (!parse(args, "r4tune report --run ID|latest [--html PATH] [--csv PATH] [--db PATH]", desc, {},
+             vm))
     return ok;
   const std::string run = get_or(vm, "run"), html = get_or(vm, "html"), csv = get_or(vm, "csv"),
                     db_path = get_or(vm, "db");

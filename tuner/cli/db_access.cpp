@@ -17,8 +17,8 @@ std::string get_or(const boost::program_options::variables_map& vm, const char* 
 db::Store open_db_read(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw InputError(fmt::format(
-        "no database at '{}' (pass --db PATH; `r4tune sweep` creates one)", path));
+    throw InputError(
+        fmt::format("no database at '{}' (pass --db PATH; `r4tune sweep` creates one)", path));
   return db_call([&] { return db::Store::open_read_only(path); });
 }
 

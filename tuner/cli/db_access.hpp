@@ -12,8 +12,7 @@
 namespace r4::cli {
 
 // A string option's value, or "" when absent.
-[[nodiscard]] std::string get_or(const boost::program_options::variables_map& vm,
-                                 const char* name);
+[[nodiscard]] std::string get_or(const boost::program_options::variables_map& vm, const char* name);
 
 inline constexpr const char* kDefaultDb = "r4tune.db";
 
