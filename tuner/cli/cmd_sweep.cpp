@@ -26,13 +26,17 @@ int run_sweep(std::span<const std::string> args) {
       "verify-timeout-ms", po::value(&o.verify_timeout_ms)->default_value(30000),
       "a verification slower than this is killed and recorded as a timeout")(
       "sample-timeout-ms", po::value(&o.sample_timeout_ms)->default_value(30000),
-      "a timing sample slower than this is killed and recorded as a failure");
+      "a timing sample slower than this is killed and recorded as a failure")(
+      "worker", po::value<std::string>(),
+      "program to run as the device worker (default: this binary's `worker`; the tests use a "
+      "replay worker)");
   po::positional_options_description pos;
   pos.add("spec", 1);
   po::variables_map vm;
   if (!parse(args, "r4tune sweep SPEC [--db PATH] [--resume] [--compile-only] [options]", desc,
              pos, vm))
     return ok;
+  if (vm.count("worker")) o.worker_argv = {vm["worker"].as<std::string>()};
   o.resume = vm.count("resume") > 0;
   o.compile_only = vm.count("compile-only") > 0;
   o.json = vm.count("json") > 0;

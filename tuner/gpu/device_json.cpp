@@ -20,4 +20,24 @@ nlohmann::json to_json(const DeviceInfo& d) {
           {"runtime_version", d.runtime_version}};
 }
 
+DeviceInfo device_from_json(const nlohmann::json& j) {
+  DeviceInfo d;
+  d.index = j.value("index", 0);
+  d.vendor = j.value("vendor", std::string("nvidia")) == "amd" ? Vendor::amd : Vendor::nvidia;
+  d.name = j.at("name").get<std::string>();
+  d.arch = Arch::parse(j.at("arch").get<std::string>()).value_or(Arch{});
+  d.multiprocessors = j.value("multiprocessors", 0);
+  d.l2_bytes = j.value("l2_bytes", std::int64_t{0});
+  d.llc_bytes = j.value("llc_bytes", std::int64_t{0});
+  d.memory_bytes = j.value("memory_bytes", std::int64_t{0});
+  d.sm_clock_khz = j.value("sm_clock_khz", 0);
+  d.memory_clock_khz = j.value("memory_clock_khz", 0);
+  d.memory_bus_bits = j.value("memory_bus_bits", 0);
+  d.max_shared_per_block = j.value("max_shared_per_block", 0);
+  d.pci_bus_id = j.value("pci_bus_id", std::string());
+  d.driver_version = j.value("driver_version", std::string());
+  d.runtime_version = j.value("runtime_version", std::string());
+  return d;
+}
+
 }  // namespace r4::gpu

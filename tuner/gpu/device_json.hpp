@@ -8,5 +8,7 @@
 namespace r4::gpu {
 
 [[nodiscard]] nlohmann::json to_json(const DeviceInfo& d);
+// Inverse of to_json; throws nlohmann::json::exception on a malformed object.
+[[nodiscard]] DeviceInfo device_from_json(const nlohmann::json& j);
 
 }  // namespace r4::gpu

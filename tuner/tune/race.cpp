@@ -12,7 +12,8 @@ namespace {
 // One phase: sample `ids` interleaved until each converges or caps. `out(i)` is where entry i's
 // samples go. Candidates listed in `raceable` may be raced out.
 void run_phase(Sampler& sampler, const std::vector<std::size_t>& ids,
-               const std::vector<bool>& raceable, const StopSpec& stop, std::mt19937_64& rng,
+               const std::vector<bool>& raceable, const std::vector<int>& grp,
+               const StopSpec& stop, std::mt19937_64& rng,
                std::vector<std::vector<double>*>& out, std::vector<EntryStatus>& status,
                double time_cap_s) {
   std::vector<bool> live(ids.size(), true);
@@ -29,14 +30,18 @@ void run_phase(Sampler& sampler, const std::vector<std::size_t>& ids,
     if (round + 1 < stop.min_samples && !over_time) continue;
     std::vector<Summary> sum(ids.size());
     for (std::size_t j = 0; j < ids.size(); ++j) sum[j] = summarize(*out[j]);
-    // The best live-or-finished raceable candidate by upper CI bound.
-    double best_hi = std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < ids.size(); ++j)
-      if (raceable[j] && status[j] != EntryStatus::raced_out)
-        best_hi = std::min(best_hi, sum[j].ci_high);
+    // Per group, the best raceable candidate (live or finished) by upper CI bound.
+    std::vector<double> best_hi;
+    for (std::size_t j = 0; j < ids.size(); ++j) {
+      if (!raceable[j] || status[j] == EntryStatus::raced_out) continue;
+      const auto g = static_cast<std::size_t>(grp[j]);
+      if (best_hi.size() <= g) best_hi.resize(g + 1, std::numeric_limits<double>::infinity());
+      best_hi[g] = std::min(best_hi[g], sum[j].ci_high);
+    }
     for (std::size_t j = 0; j < ids.size(); ++j) {
       if (!live[j]) continue;
-      if (stop.race && raceable[j] && sum[j].ci_low > best_hi) {
+      const auto g = static_cast<std::size_t>(grp[j]);
+      if (stop.race && raceable[j] && g < best_hi.size() && sum[j].ci_low > best_hi[g]) {
         status[j] = EntryStatus::raced_out;
         live[j] = false;
       } else if (sum[j].rel_half_width() <= stop.rel_ci) {
@@ -53,9 +58,13 @@ void run_phase(Sampler& sampler, const std::vector<std::size_t>& ids,
 }  // namespace
 
 RaceOutcome race(Sampler& sampler, std::size_t n_candidates, std::size_t n_baselines,
-                 const StopSpec& stop, std::mt19937_64& rng) {
+                 const StopSpec& stop, std::mt19937_64& rng, const std::vector<int>& group_in) {
   if (n_candidates == 0) throw std::invalid_argument("race: no candidates");
   const std::size_t n = n_candidates + n_baselines;
+  std::vector<int> group = group_in.empty() ? std::vector<int>(n_candidates, 0) : group_in;
+  if (group.size() != n_candidates) throw std::invalid_argument("race: one group per candidate");
+  const int n_groups = *std::max_element(group.begin(), group.end()) + 1;
+  group.resize(n, -1);  // baselines belong to no group
   RaceOutcome r;
   r.entries.resize(n);
   const double t0 = sampler.device_seconds();
@@ -69,7 +78,7 @@ RaceOutcome race(Sampler& sampler, std::size_t n_candidates, std::size_t n_basel
     std::vector<std::vector<double>*> out(n);
     for (std::size_t i = 0; i < n; ++i) out[i] = &r.entries[i].samples;
     std::vector<EntryStatus> status(n, EntryStatus::capped);
-    run_phase(sampler, ids, raceable, stop, rng, out, status, 0.75 * stop.max_seconds);
+    run_phase(sampler, ids, raceable, group, stop, rng, out, status, 0.75 * stop.max_seconds);
     for (std::size_t i = 0; i < n; ++i) {
       r.entries[i].status = status[i];
       r.entries[i].summary = summarize(r.entries[i].samples);
@@ -77,14 +86,18 @@ RaceOutcome race(Sampler& sampler, std::size_t n_candidates, std::size_t n_basel
     }
   }
 
-  // Finalists: the best medians among candidates not raced out.
+  // Finalists: per group, the best medians among candidates not raced out.
   std::vector<std::size_t> alive;
-  for (std::size_t i = 0; i < n_candidates; ++i)
-    if (r.entries[i].status != EntryStatus::raced_out) alive.push_back(i);
-  std::sort(alive.begin(), alive.end(), [&](std::size_t a, std::size_t b) {
-    return r.entries[a].summary.median < r.entries[b].summary.median;
-  });
-  alive.resize(std::min<std::size_t>(alive.size(), static_cast<std::size_t>(stop.finalists)));
+  for (int g = 0; g < n_groups; ++g) {
+    std::vector<std::size_t> in_group;
+    for (std::size_t i = 0; i < n_candidates; ++i)
+      if (group[i] == g && r.entries[i].status != EntryStatus::raced_out) in_group.push_back(i);
+    std::sort(in_group.begin(), in_group.end(), [&](std::size_t a, std::size_t b) {
+      return r.entries[a].summary.median < r.entries[b].summary.median;
+    });
+    in_group.resize(std::min<std::size_t>(in_group.size(), static_cast<std::size_t>(stop.finalists)));
+    alive.insert(alive.end(), in_group.begin(), in_group.end());
+  }
   r.finalists = alive;
 
   // Phase 2: finalists and baselines again, interleaved, nobody raced out.
@@ -92,20 +105,27 @@ RaceOutcome race(Sampler& sampler, std::size_t n_candidates, std::size_t n_basel
     std::vector<std::size_t> ids = alive;
     for (std::size_t b = n_candidates; b < n; ++b) ids.push_back(b);
     std::vector<bool> raceable(ids.size(), false);
+    std::vector<int> grp(ids.size(), -1);
     std::vector<std::vector<double>*> out(ids.size());
     for (std::size_t j = 0; j < ids.size(); ++j) out[j] = &r.entries[ids[j]].remeasured;
     std::vector<EntryStatus> status(ids.size(), EntryStatus::capped);
     StopSpec second = stop;
     second.race = false;
-    run_phase(sampler, ids, raceable, second, rng, out, status,
+    run_phase(sampler, ids, raceable, grp, second, rng, out, status,
               std::max(0.25 * stop.max_seconds, 1e-9));
     for (std::size_t id : ids) r.entries[id].final_summary = summarize(r.entries[id].remeasured);
   }
-  r.winner = *std::min_element(alive.begin(), alive.end(), [&](std::size_t a, std::size_t b) {
+  const auto by_final = [&](std::size_t a, std::size_t b) {
     return r.entries[a].final_summary.median < r.entries[b].final_summary.median;
-  });
-  std::sort(r.finalists.begin(), r.finalists.end(), [&](std::size_t a, std::size_t b) {
-    return r.entries[a].final_summary.median < r.entries[b].final_summary.median;
+  };
+  r.winners.assign(static_cast<std::size_t>(n_groups), n_candidates);  // n_candidates: no winner
+  for (std::size_t i : alive) {
+    auto& w = r.winners[static_cast<std::size_t>(group[i])];
+    if (w == n_candidates || by_final(i, w)) w = i;
+  }
+  r.winner = r.winners[0];
+  std::stable_sort(r.finalists.begin(), r.finalists.end(), [&](std::size_t a, std::size_t b) {
+    return group[a] != group[b] ? group[a] < group[b] : by_final(a, b);
   });
   r.device_seconds = sampler.device_seconds() - t0;
   return r;

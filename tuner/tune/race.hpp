@@ -40,12 +40,18 @@ struct RaceEntry {
 
 struct RaceOutcome {
   std::vector<RaceEntry> entries;
-  std::vector<std::size_t> finalists;  // candidate indices, best first
-  std::size_t winner = 0;              // candidate index
+  std::vector<std::size_t> finalists;  // candidate indices, best first within each group
+  std::vector<std::size_t> winners;    // per group: the candidate index of its winner
+  std::size_t winner = 0;              // group 0's winner
   double device_seconds = 0;
 };
 
+// Candidates may belong to groups (e.g. one per kernel, all timed in one interleaved race with
+// the baselines): racing out compares a candidate with the best of its own group, each group has
+// its own finalists and winner. `group` is empty (one group) or has one entry per candidate,
+// numbered 0..G-1.
 [[nodiscard]] RaceOutcome race(Sampler& sampler, std::size_t n_candidates, std::size_t n_baselines,
-                               const StopSpec& stop, std::mt19937_64& rng);
+                               const StopSpec& stop, std::mt19937_64& rng,
+                               const std::vector<int>& group = {});
 
 }  // namespace r4::tune

@@ -117,7 +117,7 @@ Plan make_plan(const Spec& spec, const gpu::Arch& arch) {
     for (const auto& sh : spec.shapes)
       for (int m : ms) p.measurements += kernels::is_valid(id, c, arch, {sh.n, sh.k, m});
   }
-  p.races = spec.kernels.size() * spec.shapes.size() * ms.size();
+  p.races = spec.shapes.size() * ms.size();
   return p;
 }
 
@@ -162,7 +162,7 @@ class Sweep {
   void ensure_worker();
   json call(const json& req, int timeout_ms, worker::JobResult* raw = nullptr);
   void do_shape(Plan& plan, const ShapeSpec& sh);
-  void do_race(Plan& plan, const ShapeSpec& sh, kernels::KernelId id, int m);
+  void do_race(Plan& plan, const ShapeSpec& sh, int m);
   void print_summary();
 
   const SweepOptions& opt_;
@@ -173,10 +173,11 @@ class Sweep {
   std::unique_ptr<worker::WorkerProcess> worker_;
   int worker_generation_ = -1;  // the worker start count our setup was sent to
   json shape_request_;
+  json open_reply_;
   double ceiling_gbps_ = 0;
   std::string binary_dir_;
   std::map<std::tuple<db::Id, std::int64_t, std::int64_t, int>, bool> checked_;  // resume
-  std::set<std::tuple<std::string, std::int64_t, std::int64_t, int>> raced_;     // resume
+  std::set<std::tuple<std::int64_t, std::int64_t, int>> raced_;  // (N, K, M) races stored
   std::size_t verified_ = 0, verify_failed_ = 0, timed_ = 0, raced_out_ = 0, failed_ = 0;
   std::mt19937_64 rng_{0x5eedULL};
 };
@@ -284,24 +285,25 @@ json Sweep::call(const json& req, int timeout_ms, worker::JobResult* raw) {
   return r.reply;
 }
 
-void Sweep::do_race(Plan& plan, const ShapeSpec& sh, kernels::KernelId id, int m) {
-  const std::string kname(kernels::name(id));
-  if (raced_.count({kname, sh.n, sh.k, m})) return;  // done before a --resume
+void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
+  if (raced_.count({sh.n, sh.k, m})) return;  // done before a --resume
   const kernels::Shape shape{sh.n, sh.k, m};
   const auto& arch = arch_;
 
   // Verify every candidate at this (shape, M) before it can be timed.
   std::vector<Unit*> cands;
   for (auto& u : plan.units) {
-    if (u.id != id || !u.ok || !kernels::is_valid(id, u.config, arch, shape)) continue;
+    if (!u.ok || !kernels::is_valid(u.id, u.config, arch, shape)) continue;
+    const std::string kname(kernels::name(u.id));
     const auto key = std::make_tuple(u.compile_id, sh.n, sh.k, m);
     auto it = checked_.find(key);
     if (it == checked_.end()) {
       worker::JobResult raw;
-      const auto rep = call({{"op", "verify"}, {"kernel", kname}, {"binary", u.binary_path},
-                             {"config", config_json(u.config)}, {"m", m},
-                             {"seed", static_cast<unsigned>(rng_())}},
-                            opt_.verify_timeout_ms, &raw);
+      json req = {{"op", "verify"}, {"kernel", kname}, {"binary", u.binary_path},
+                  {"config", config_json(u.config)}, {"m", m},
+                  {"seed", static_cast<unsigned>(rng_())}};
+      if (!u.injected.empty()) req["injected"] = u.injected;  // a label; the kernel is the fault
+      const auto rep = call(req, opt_.verify_timeout_ms, &raw);
       db::CheckRow c;
       c.run_id = run_;
       c.compile_id = u.compile_id;
@@ -319,10 +321,12 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, kernels::KernelId id, int m
         c.detail = rep.value("error", std::string("verify failed"));
       } else {
         c.status = rep.at("pass").get<bool>() ? db::CheckStatus::pass : db::CheckStatus::wrong_result;
-        c.max_error = rep.value("max_ratio", 0.0);
-        c.tolerance = 1.0;  // max_error is |err| / tol of the worst element
+        if (rep.contains("max_ratio") && rep["max_ratio"].is_number())
+          c.max_error = rep["max_ratio"].get<double>();  // |err| / tol of the worst element
+        c.tolerance = 1.0;
         c.detail = rep.value("detail", std::string());
       }
+      if (!u.injected.empty()) c.detail = "TEST-INJECTED " + u.injected + ": " + c.detail;
       store_.insert_check(c);
       const bool pass = c.status == db::CheckStatus::pass;
       ++verified_;
@@ -331,37 +335,51 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, kernels::KernelId id, int m
     }
     if (it->second) cands.push_back(&u);
   }
+  if (cands.empty()) {
+    raced_.insert({sh.n, sh.k, m});
+    return;
+  }
 
+  // One interleaved race per (shape, M): every kernel's verified configs (one group per kernel,
+  // so each kernel gets its own winner) and the baselines, which are thus measured once here.
   std::vector<std::string> baselines = spec_.baselines;
-  for (int attempt = 0; attempt < 4 && !cands.empty(); ++attempt) {
+  const auto group_of = [&](const Unit* u) {
+    const auto n = kernels::name(u->id);
+    return static_cast<int>(std::find(spec_.kernels.begin(), spec_.kernels.end(), n) -
+                            spec_.kernels.begin());
+  };
+  for (int attempt = 0; attempt < 8 && !cands.empty(); ++attempt) {
     json entries = json::array();
     for (auto* u : cands)
-      entries.push_back({{"kernel", kname}, {"binary", u->binary_path},
-                         {"config", config_json(u->config)}});
+      entries.push_back({{"kernel", std::string(kernels::name(u->id))}, {"binary", u->binary_path},
+                         {"config", config_json(u->config)}, {"injected", u->injected}});
     for (const auto& b : baselines) entries.push_back({{"baseline", b}});
     worker::JobResult raw;
     const auto prep = call({{"op", "race"}, {"m", m}, {"entries", entries},
                             {"warmup", spec_.stop.warmup_replays}},
                            600000, &raw);
-    if (!prep.value("ok", false)) {
-      // A candidate's capture faulted: find it by elimination is too slow; drop the race.
-      failed_ += cands.size();
-      throw std::runtime_error(fmt::format("race setup failed for {} N={} K={} M={}: {}", kname,
-                                           sh.n, sh.k, m, prep.value("error", std::string())));
-    }
-    // Baselines the library cannot run at this shape leave the race (recorded, not timed).
+    if (!prep.value("ok", false))
+      throw std::runtime_error(fmt::format("race setup failed for N={} K={} M={}: {}", sh.n, sh.k,
+                                           m, prep.value("error", std::string())));
+    // Baselines the library cannot run at this shape leave the race (noted, not timed).
     std::vector<std::string> live_baselines;
-    std::vector<std::size_t> baseline_entries;
+    std::vector<std::size_t> map;  // race entry -> worker entry
+    for (std::size_t i = 0; i < cands.size(); ++i) map.push_back(i);
     for (std::size_t b = 0; b < baselines.size(); ++b) {
       if (prep["ready"][cands.size() + b].get<bool>()) {
         live_baselines.push_back(baselines[b]);
-        baseline_entries.push_back(cands.size() + b);
+        map.push_back(cands.size() + b);
       }
     }
-    // The race's entry i maps to worker entry map[i].
-    std::vector<std::size_t> map;
-    for (std::size_t i = 0; i < cands.size(); ++i) map.push_back(i);
-    for (auto e : baseline_entries) map.push_back(e);
+    std::vector<int> groups;
+    int n_groups = 0;
+    {
+      // Renumber the kernels present into 0..G-1.
+      std::map<int, int> dense;
+      for (auto* u : cands) dense.emplace(group_of(u), 0);
+      for (auto& [k, v] : dense) v = n_groups++;
+      for (auto* u : cands) groups.push_back(dense[group_of(u)]);
+    }
     struct Mapped final : Sampler {
       WorkerSampler& s;
       std::vector<std::size_t>& map;
@@ -374,16 +392,17 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, kernels::KernelId id, int m
     Mapped sampler(ws, map);
     RaceOutcome out;
     try {
-      out = race(sampler, cands.size(), live_baselines.size(), spec_.stop, rng_);
+      out = race(sampler, cands.size(), live_baselines.size(), spec_.stop, rng_, groups);
     } catch (const WorkerSampler::Failure& f) {
-      // The sampled candidate faulted or hung: record it and race again without it.
-      if (f.entry < cands.size()) {
-        auto* bad = cands[f.entry];
+      // The sampled entry faulted or hung while being timed: record it, race again without it.
+      const std::size_t e = f.entry;  // worker entry index
+      if (e < cands.size()) {
+        auto* bad = cands[e];
         db::MeasurementRow mr;
         mr.run_id = run_;
         mr.compile_id = bad->compile_id;
-        mr.kernel = kname;
-        mr.dtype = dtype_of(id);
+        mr.kernel = std::string(kernels::name(bad->id));
+        mr.dtype = dtype_of(bad->id);
         mr.n = sh.n;
         mr.k = sh.k;
         mr.m = m;
@@ -392,15 +411,14 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, kernels::KernelId id, int m
         mr.detail = "failed while timing: " + f.detail;
         store_.insert_measurement(mr);
         ++failed_;
-        cands.erase(cands.begin() + static_cast<std::ptrdiff_t>(f.entry));
+        cands.erase(cands.begin() + static_cast<std::ptrdiff_t>(e));
       } else {
-        baselines.erase(std::find(baselines.begin(), baselines.end(),
-                                  live_baselines[f.entry - cands.size()]));
+        baselines.erase(baselines.begin() + static_cast<std::ptrdiff_t>(e - cands.size()));
       }
       continue;
     }
 
-    // Store the race in one transaction.
+    // Store the race in one transaction: a kill loses at most this race.
     const auto wbytes = static_cast<double>(kernels::weight_bytes(sh.n, sh.k));
     std::map<std::string, double> base_median;
     db::Transaction tx(store_.connection());
@@ -410,29 +428,27 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, kernels::KernelId id, int m
       db::MeasurementRow mr;
       mr.run_id = run_;
       mr.compile_id = cands[i]->compile_id;
-      mr.kernel = kname;
-      mr.dtype = dtype_of(id);
+      mr.kernel = std::string(kernels::name(cands[i]->id));
+      mr.dtype = dtype_of(cands[i]->id);
       mr.n = sh.n;
       mr.k = sh.k;
       mr.m = m;
       mr.config = to_db(cands[i]->config);
       mr.status = e.status == EntryStatus::raced_out ? db::MeasurementStatus::raced_out
                                                      : db::MeasurementStatus::ok;
-      const auto& s = e.final_summary;
+      const bool finalist = !e.remeasured.empty();
+      const auto& s = finalist ? e.final_summary : e.summary;
       mr.median_us = s.median;
       mr.ci_low_us = s.ci_low;
       mr.ci_high_us = s.ci_high;
       mr.gbps = wbytes / (s.median * 1e-6) / 1e9;
       if (ceiling_gbps_ > 0) mr.pct_of_ceiling = 100.0 * *mr.gbps / ceiling_gbps_;
-      const bool finalist = !e.remeasured.empty();
-      mr.detail = finalist ? fmt::format("finalist: first pass median {:.3f} us over {} samples; "
-                                         "re-measured",
+      mr.detail = finalist ? fmt::format("finalist, re-measured; first pass median {:.3f} us over "
+                                         "{} samples",
                                          e.summary.median, e.samples.size())
                            : std::string(e.status == EntryStatus::converged ? "converged"
                                          : e.status == EntryStatus::capped  ? "capped"
                                                                             : "raced out");
-      std::vector<double> all = e.samples;
-      all.insert(all.end(), e.remeasured.begin(), e.remeasured.end());
       mids[i] = store_.insert_measurement(mr, finalist ? e.remeasured : e.samples);
       mr.status == db::MeasurementStatus::raced_out ? ++raced_out_ : ++timed_;
     }
@@ -450,25 +466,27 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, kernels::KernelId id, int m
       br.median_us = s.median;
       br.ci_low_us = s.ci_low;
       br.ci_high_us = s.ci_high;
-      br.algo = prep["notes"][baseline_entries[b]].get<std::string>() +
-                fmt::format("; raced with {}", kname);
+      br.algo = prep["notes"][map[cands.size() + b]].get<std::string>();
       store_.insert_baseline(br, all);
-      base_median[live_baselines[b]] = s.median;
+      // Speedups use the baselines' re-measured medians, taken interleaved with the finalists.
+      base_median[live_baselines[b]] = e.final_summary.median;
     }
     const bool band_top = std::find(spec_.band_limits.begin(), spec_.band_limits.end(), m) !=
                           spec_.band_limits.end();
-    if (band_top) {
-      const auto& we = out.entries[out.winner];
+    for (std::size_t g = 0; band_top && g < out.winners.size(); ++g) {
+      const std::size_t wi = out.winners[g];
+      if (wi >= cands.size()) continue;
+      const auto& we = out.entries[wi];
       db::WinnerRow w;
       w.run_id = run_;
-      w.measurement_id = mids[out.winner];
-      w.kernel = kname;
-      w.dtype = dtype_of(id);
+      w.measurement_id = mids[wi];
+      w.kernel = std::string(kernels::name(cands[wi]->id));
+      w.dtype = dtype_of(cands[wi]->id);
       w.n = sh.n;
       w.k = sh.k;
       w.band_limit = m;
       w.m_measured = m;
-      w.config = to_db(cands[out.winner]->config);
+      w.config = to_db(cands[wi]->config);
       w.median_us = we.final_summary.median;
       if (base_median.count("bf16")) w.speedup_vs_bf16 = base_median["bf16"] / w.median_us;
       if (base_median.count("fp8_block")) w.speedup_vs_fp8 = base_median["fp8_block"] / w.median_us;
@@ -476,7 +494,7 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, kernels::KernelId id, int m
       store_.insert_winner(w);
     }
     tx.commit();
-    raced_.insert({kname, sh.n, sh.k, m});
+    raced_.insert({sh.n, sh.k, m});
     return;
   }
 }
@@ -488,34 +506,32 @@ void Sweep::do_shape(Plan& plan, const ShapeSpec& sh) {
                     {"max_bytes", spec_.pool.max_bytes}};
   worker_generation_ = -1;  // forces the shape request to be (re)sent
   ensure_worker();
-  for (const auto& kname : spec_.kernels)
-    for (int m : measured_ms(spec_)) do_race(plan, sh, *kernels::parse_kernel(kname), m);
+  for (int m : measured_ms(spec_)) do_race(plan, sh, m);
 }
 
 bool Sweep::device_phase(Plan& plan) {
-  // Open the device in the worker and measure the streaming-read ceiling in this run.
-  worker_ = std::make_unique<worker::WorkerProcess>(
-      opt_.worker_argv.empty() ? worker::self_worker_argv() : opt_.worker_argv);
-  auto r = worker_->call({{"op", "open"}, {"device", opt_.device}, {"ceiling", true}},
-                         std::chrono::milliseconds(180000));
-  if (r.status != worker::JobStatus::ok || !r.reply.value("ok", false))
-    throw std::runtime_error("the worker could not open the device: " + r.detail + " " +
-                             r.reply.value("error", std::string()));
-  worker_generation_ = worker_->starts();
-  ceiling_gbps_ = r.reply.value("ceiling_gbps", 0.0);
+  // The worker opened the device and measured the streaming-read ceiling in this run.
+  const json& r = open_reply_;
+  ceiling_gbps_ = r.value("ceiling_gbps", 0.0);
+  // A resumed run keeps the ceiling it measured first, so its percentages stay comparable.
+  for (const auto& b : store_.baselines(run_))
+    if (b.kind == db::BaselineKind::streaming_ceiling && b.gbps) ceiling_gbps_ = *b.gbps;
+  bool have_ceiling = false;
+  for (const auto& b : store_.baselines(run_))
+    have_ceiling = have_ceiling || b.kind == db::BaselineKind::streaming_ceiling;
   db::BaselineRow c;
   c.run_id = run_;
   c.kind = db::BaselineKind::streaming_ceiling;
   c.gbps = ceiling_gbps_;
-  c.median_us = static_cast<double>(r.reply.value("ceiling_bytes", std::int64_t{0})) /
+  c.median_us = static_cast<double>(r.value("ceiling_bytes", std::int64_t{0})) /
                 (ceiling_gbps_ * 1e3);
-  c.n_samples = r.reply.value("ceiling_samples", 0);
+  c.n_samples = r.value("ceiling_samples", 0);
   c.algo = fmt::format("grid-stride 16-byte reads of {} bytes; best sample {:.0f} GB/s",
-                       r.reply.value("ceiling_bytes", std::int64_t{0}),
-                       r.reply.value("ceiling_gbps_best", 0.0));
-  store_.insert_baseline(c);
+                       r.value("ceiling_bytes", std::int64_t{0}),
+                       r.value("ceiling_gbps_best", 0.0));
+  if (!have_ceiling) store_.insert_baseline(c);
 
-  Progress prog(opt_.progress, "measure", spec_.shapes.size() * spec_.kernels.size() * measured_ms(spec_).size());
+  Progress prog(opt_.progress, "measure", spec_.shapes.size() * measured_ms(spec_).size());
   for (const auto& sh : spec_.shapes) {
     shape_request_ = json();
     const auto t0 = Clock::now();
@@ -568,23 +584,26 @@ void Sweep::print_summary() {
 
 int Sweep::run() {
   const auto t0 = Clock::now();
-  // Which arch, and is there a device to time on?
-  auto cuda = gpu::make_cuda_backend();
-  std::unique_ptr<gpu::Backend> backend;
+  // Which arch, and is there a device to time on? The driver never touches the GPU itself: the
+  // worker opens it, measures the ceiling and reports what it found (so a replay worker can stand
+  // in for it in tests, and a faulting kernel cannot take the driver's context down).
   std::optional<gpu::DeviceInfo> device;
-  if (cuda->device_count() > opt_.device) {
-    device = cuda->device_info(opt_.device);
-    backend = std::move(cuda);
-  } else if (auto hip = gpu::make_hip_backend(); hip && hip->device_count() > opt_.device) {
-    device = hip->device_info(opt_.device);
-    backend = std::move(hip);
-  }
-  if (!device && !opt_.compile_only) {
-    fmt::print(stderr,
-               "r4tune sweep: no GPU found ({}); nothing can be timed. Use --compile-only to "
-               "plan, compile and prune without one.\n",
-               cuda->status());
-    return 4;
+  if (!opt_.compile_only) {
+    worker_ = std::make_unique<worker::WorkerProcess>(
+        opt_.worker_argv.empty() ? worker::self_worker_argv() : opt_.worker_argv);
+    auto r = worker_->call({{"op", "open"}, {"device", opt_.device}, {"ceiling", true}},
+                           std::chrono::milliseconds(180000));
+    if (r.status != worker::JobStatus::ok || !r.reply.value("ok", false)) {
+      fmt::print(stderr,
+                 "r4tune sweep: no GPU to time on ({}); use --compile-only to plan, compile and "
+                 "prune without one.\n",
+                 r.status == worker::JobStatus::ok ? r.reply.value("error", std::string("?"))
+                                                   : r.detail);
+      return 4;
+    }
+    worker_generation_ = worker_->starts();
+    device = gpu::device_from_json(r.reply.at("device"));
+    open_reply_ = r.reply;
   }
   gpu::Arch arch;
   try {
@@ -595,7 +614,7 @@ int Sweep::run() {
     fmt::print(stderr, "r4tune sweep: {}\n", e.what());
     return 2;
   }
-  if (!backend) backend = gpu::make_backend(arch.vendor);
+  auto backend = gpu::make_backend(arch.vendor);
   arch_ = arch;
 
   // The run: resumed or new.
@@ -633,7 +652,7 @@ int Sweep::run() {
     for (const auto& c : store_.checks(run_))
       checked_[{c.compile_id, c.n, c.k, c.m}] = c.status == db::CheckStatus::pass;
     for (const auto& m : store_.measurements(run_))
-      if (m.status != db::MeasurementStatus::failed) raced_.insert({m.kernel, m.n, m.k, m.m});
+      if (m.status != db::MeasurementStatus::failed) raced_.insert({m.n, m.k, m.m});
   } else {
     db::RunRow r;
     r.spec_name = spec_.name;

@@ -1,0 +1,188 @@
+// `r4tune sweep` end to end against the replay worker (tests/tuner/worker/replay_worker.cpp):
+// real spec parsing, real NVRTC compiles, a real SQLite file, the real worker protocol and
+// isolation; only the device answers are synthetic. Covers: injected faults (a crash, a hang, a
+// wrong result) recorded with their reasons while everything else completes; the warm compile
+// cache; the no-GPU exit; kill -9 during measurement then --resume giving the same counts as an
+// uninterrupted run, with the integrity check passing.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "db/store.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kBin = std::string(R4_BINARY_ROOT) + "/tuner/r4tune";
+const std::string kWorker = std::string(R4_BINARY_ROOT) + "/tests/tuner/replay_worker";
+const std::string kSmoke = std::string(R4_SOURCE_ROOT) + "/configs/test/smoke.toml";
+
+struct Run {
+  int code = -1;
+  std::string out;
+};
+
+Run sh(const std::string& cmd) {
+  Run r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return r;
+}
+
+std::string sweep(const std::string& spec, const std::string& db, const std::string& extra = "") {
+  return kBin + " sweep " + spec + " --db " + db + " --plain --worker " + kWorker +
+         " --verify-timeout-ms 1500 " + extra;
+}
+
+std::string temp_dir() {
+  std::string t = ::testing::TempDir() + "r4sweepXXXXXX";
+  return ::mkdtemp(t.data());
+}
+
+// The smoke spec without its injected faults (the resume test wants plain races).
+std::string plain_spec(const std::string& dir) {
+  std::ifstream in(kSmoke);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text = text.substr(0, text.find("[test]"));
+  const std::string path = dir + "/plain.toml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+r4::db::RunCounts counts_of(const std::string& db) {
+  auto s = r4::db::Store::open_read_only(db);
+  return s.counts(s.resolve_run("latest").id);
+}
+
+}  // namespace
+
+TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
+  const auto dir = temp_dir();
+  const auto db = dir + "/a.db";
+  auto r = sh(sweep(kSmoke, db));
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto store = r4::db::Store::open_read_only(db);
+  const auto run = store.resolve_run("latest");
+  EXPECT_EQ(run.status, r4::db::RunStatus::complete);
+  int fault = 0, timeout = 0, wrong = 0, pass = 0;
+  for (const auto& c : store.checks(run.id)) {
+    if (c.status == r4::db::CheckStatus::fault) {
+      ++fault;
+      EXPECT_NE(c.detail.find("signal 11"), std::string::npos) << c.detail;
+    }
+    if (c.status == r4::db::CheckStatus::timeout) {
+      ++timeout;
+      EXPECT_NE(c.detail.find("no answer within"), std::string::npos) << c.detail;
+    }
+    wrong += c.status == r4::db::CheckStatus::wrong_result;
+    pass += c.status == r4::db::CheckStatus::pass;
+  }
+  // The injected config (4,1,1,1,0) is valid at both shapes and both M: 4 checks per fault.
+  EXPECT_EQ(fault, 4);
+  EXPECT_EQ(timeout, 4);
+  EXPECT_EQ(wrong, 4);
+  EXPECT_GT(pass, 20);
+  // Every race finished: 2 kernels x 2 shapes x 2 bands winners, none of them a faulty variant.
+  const auto winners = store.winners(run.id);
+  EXPECT_EQ(winners.size(), 8u);
+  for (const auto& w : winners) {
+    EXPECT_GT(w.median_us, 0);
+    ASSERT_TRUE(w.speedup_vs_fp8.has_value());
+    EXPECT_GT(*w.speedup_vs_fp8, 1.0);  // replay: baselines 25-30 us, configs 8-19 us
+  }
+  // No measurement was taken of a candidate that failed verification.
+  for (const auto& m : store.measurements(run.id)) {
+    for (const auto& c : store.checks(run.id)) {
+      if (m.compile_id && *m.compile_id == c.compile_id && c.n == m.n && c.k == m.k && c.m == m.m) {
+        EXPECT_EQ(c.status, r4::db::CheckStatus::pass);
+      }
+    }
+  }
+  EXPECT_EQ(store.integrity_check(), "ok");
+  EXPECT_NE(r.out.find("15 compiled, 0 from cache"), std::string::npos) << r.out;
+
+  // A second sweep on the warm cache compiles nothing.
+  auto again = sh(sweep(kSmoke, db));
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("0 compiled, 15 from cache"), std::string::npos) << again.out;
+}
+
+TEST(SweepReplay, NoGpuExitsFourAndCompileOnlyWorks) {
+  const auto dir = temp_dir();
+  auto r = sh("R4_REPLAY_NO_DEVICE=1 " + sweep(kSmoke, dir + "/b.db"));
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_NE(r.out.find("--compile-only"), std::string::npos) << r.out;
+  auto c = sh(kBin + " sweep " + std::string(R4_SOURCE_ROOT) + "/configs/test/ci.toml --db " + dir +
+              "/c.db --compile-only --plain");
+  EXPECT_EQ(c.code, 0) << c.out;
+  EXPECT_NE(c.out.find("nothing was timed"), std::string::npos) << c.out;
+  const auto counts = counts_of(dir + "/c.db");
+  EXPECT_GT(counts.compiles, 0);
+  EXPECT_EQ(counts.measurements, 0);
+}
+
+TEST(SweepReplay, KillNineThenResumeGivesTheUninterruptedCounts) {
+  const auto dir = temp_dir();
+  const auto spec = plain_spec(dir);
+  // The uninterrupted reference (also fills the compile cache, copied below).
+  auto ref = sh(sweep(spec, dir + "/ref.db"));
+  ASSERT_EQ(ref.code, 0) << ref.out;
+  const auto want = counts_of(dir + "/ref.db");
+  fs::copy_file(dir + "/ref.db", dir + "/k.db");
+
+  // Start the same sweep slowly, kill -9 it once a race has been stored, then resume.
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("R4_REPLAY_SAMPLE_DELAY_US", "3000", 1);
+    execl("/bin/sh", "sh", "-c", (sweep(spec, dir + "/k.db") + " >/dev/null 2>&1").c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  bool killed = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    try {
+      auto s = r4::db::Store::open_read_only(dir + "/k.db");
+      const auto runs = s.list_runs();
+      if (runs.size() == 2 && s.counts(runs.back().id).measurements > 0) {
+        // The shell's child is the sweep: kill the whole process group of the shell.
+        ::kill(pid, SIGKILL);
+        sh("pkill -9 -f 'k.db --plain --worker'");
+        killed = true;
+        break;
+      }
+    } catch (const std::exception&) {
+    }
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ASSERT_TRUE(killed) << "the sweep finished or never stored a race before the deadline";
+  {
+    auto s = r4::db::Store::open_read_only(dir + "/k.db");
+    EXPECT_EQ(s.integrity_check(), "ok");
+    const auto partial = s.counts(s.list_runs().back().id);
+    EXPECT_LT(partial.winners, want.winners) << "killed too late to test anything";
+  }
+  auto res = sh(sweep(spec, dir + "/k.db", "--resume"));
+  ASSERT_EQ(res.code, 0) << res.out;
+  auto s = r4::db::Store::open_read_only(dir + "/k.db");
+  EXPECT_EQ(s.integrity_check(), "ok");
+  const auto runs = s.list_runs();
+  const auto got = s.counts(runs.back().id);
+  EXPECT_EQ(s.run(runs.back().id).status, r4::db::RunStatus::complete);
+  EXPECT_EQ(got.measurements, want.measurements);
+  EXPECT_EQ(got.checks, want.checks);
+  EXPECT_EQ(got.winners, want.winners);
+  EXPECT_EQ(got.baselines, want.baselines);
+}

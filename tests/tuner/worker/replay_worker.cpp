@@ -1,0 +1,78 @@
+// A replay stand-in for `r4tune worker`, for testing the sweep's search, storage, isolation and
+// resume logic without a GPU. It answers the device protocol (tuner/worker/device_session.hpp)
+// with synthetic but deterministic timings: a config's time is a fixed function of its knobs
+// (plus lognormal noise), the baselines are fixed. It is NOT a measurement and says so in the
+// device name. Faults are simulated for candidates the driver labels as injected ("oob" crashes
+// the worker, "hang" never answers, "wrong" fails verification), mirroring what the real kernels
+// built with R4_TEST_FAULT / R4_BROKEN_SCALE do on a GPU.
+//   R4_REPLAY_NO_DEVICE=1       open fails as on a machine without a GPU
+//   R4_REPLAY_SAMPLE_DELAY_US=N each sample sleeps N microseconds (so a test can kill mid-run)
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include "tuner/worker/serve.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+double config_us(const json& cfg, int m) {
+  const int wv = cfg[0], sk = cfg[1], mb = cfg[2], npw = cfg[3], nt = cfg[4];
+  return 8.0 + 0.05 * m + ((wv * 7 + sk * 3 + mb * 5 + npw * 2 + nt) % 13) * 0.8;
+}
+
+}  // namespace
+
+int main() {
+  std::mt19937_64 rng(static_cast<unsigned long>(::getpid()));
+  std::vector<double> entry_us;
+  int m = 1;
+  r4::worker::Handlers h;
+  h["open"] = [](const json&) -> json {
+    if (const char* e = std::getenv("R4_REPLAY_NO_DEVICE"); e && *e == '1')
+      return {{"ok", false}, {"error", "no GPU (replay worker told to have none)"}};
+    return {{"device",
+             {{"name", "REPLAY (synthetic timings, not a GPU)"}, {"vendor", "nvidia"},
+              {"arch", "sm_90"}, {"multiprocessors", 132}, {"l2_bytes", 62914560},
+              {"llc_bytes", 62914560}, {"memory_bytes", 150109880320}}},
+            {"ceiling_gbps", 4000.0}, {"ceiling_gbps_best", 4010.0},
+            {"ceiling_bytes", 1073741824}, {"ceiling_samples", 15}};
+  };
+  h["shape"] = [](const json&) { return json{{"copies", 4}}; };
+  h["verify"] = [](const json& r) -> json {
+    const std::string inj = r.value("injected", "");
+    if (inj == "oob") std::raise(SIGSEGV);
+    if (inj == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
+    if (inj == "wrong")
+      return {{"pass", false}, {"bad", 1234}, {"max_ratio", 1e30}, {"detail", "wrong scale"}};
+    return {{"pass", true}, {"bad", 0}, {"max_ratio", 0.5}, {"detail", ""}};
+  };
+  h["race"] = [&](const json& r) -> json {
+    m = r.at("m").get<int>();
+    entry_us.clear();
+    json ready = json::array(), notes = json::array();
+    for (const auto& e : r.at("entries")) {
+      if (e.contains("baseline"))
+        entry_us.push_back(e["baseline"] == "bf16" ? 30.0 : 25.0);
+      else
+        entry_us.push_back(config_us(e.at("config"), m));
+      ready.push_back(true);
+      notes.push_back(e.contains("baseline") ? "replay baseline" : "");
+    }
+    return {{"ready", ready}, {"notes", notes}, {"copies", 4}};
+  };
+  h["sample"] = [&](const json& r) -> json {
+    if (const char* d = std::getenv("R4_REPLAY_SAMPLE_DELAY_US"))
+      std::this_thread::sleep_for(std::chrono::microseconds(std::atoi(d)));
+    std::lognormal_distribution<double> noise(0.0, 0.004);
+    return {{"us", entry_us.at(r.at("entry").get<std::size_t>()) * noise(rng)}};
+  };
+  return r4::worker::serve(std::cin, std::cout, h);
+}
