@@ -8,7 +8,7 @@ mkdir -p "$OUT"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/smi.txt"
 echo "== smoke sweep (injected faults)"
-/usr/bin/time -f "wall %e s" $B/r4tune sweep configs/test/smoke.toml --db "$OUT/smoke.db" --plain \
+R4TUNE_TRACE_WORKER=${R4TUNE_TRACE_WORKER:-0} /usr/bin/time -f "wall %e s" $B/r4tune sweep configs/test/smoke.toml --db "$OUT/smoke.db" --plain \
   --verify-timeout-ms 5000 >"$OUT/smoke.log" 2>&1
 echo "rc=$?" >>"$OUT/smoke.log"
 tail -40 "$OUT/smoke.log"

@@ -173,6 +173,7 @@ class Sweep {
   std::unique_ptr<worker::WorkerProcess> worker_;
   int worker_generation_ = -1;  // the worker start count our setup was sent to
   json shape_request_;
+  bool shape_sent_ = false;
   json open_reply_;
   double ceiling_gbps_ = 0;
   std::string binary_dir_;
@@ -261,20 +262,27 @@ void Sweep::ensure_worker() {
     worker_ = std::make_unique<worker::WorkerProcess>(
         opt_.worker_argv.empty() ? worker::self_worker_argv() : opt_.worker_argv);
   }
-  if (worker_generation_ == worker_->starts() && worker_->running()) return;
-  // A fresh worker (first start or after a crash): open the device, re-create the shape's pool.
-  auto r = worker_->call({{"op", "open"}, {"device", opt_.device}, {"ceiling", false}},
-                         std::chrono::milliseconds(120000));
-  if (r.status != worker::JobStatus::ok || !r.reply.value("ok", false))
-    throw std::runtime_error("the worker could not open the device: " + r.detail +
-                             r.reply.value("error", std::string()));
-  if (!shape_request_.is_null()) {
-    auto s = worker_->call(shape_request_, std::chrono::milliseconds(300000));
-    if (s.status != worker::JobStatus::ok || !s.reply.value("ok", false))
-      throw std::runtime_error("the worker could not set up the shape: " + s.detail +
-                               s.reply.value("error", std::string()));
+  if (worker_generation_ == worker_->starts() && worker_->running() && shape_sent_) return;
+  // A fresh worker (after a crash): open the device, re-create the shape's pool.
+  const auto failed = [](const worker::JobResult& r) {
+    if (r.status != worker::JobStatus::ok) return r.detail;
+    if (!r.reply.value("ok", false)) return r.reply.value("error", std::string("error"));
+    return std::string();
+  };
+  if (!worker_->running() || worker_generation_ != worker_->starts()) {
+    auto r = worker_->call({{"op", "open"}, {"device", opt_.device}, {"ceiling", false}},
+                           std::chrono::milliseconds(120000));
+    if (auto why = failed(r); !why.empty())
+      throw std::runtime_error("the worker could not open the device: " + why);
+    worker_generation_ = worker_->starts();
+    shape_sent_ = false;
   }
-  worker_generation_ = worker_->starts();
+  if (!shape_request_.is_null() && !shape_sent_) {
+    auto r = worker_->call(shape_request_, std::chrono::milliseconds(300000));
+    if (auto why = failed(r); !why.empty())
+      throw std::runtime_error("the worker could not set up the shape: " + why);
+    shape_sent_ = true;
+  }
 }
 
 json Sweep::call(const json& req, int timeout_ms, worker::JobResult* raw) {
@@ -504,7 +512,7 @@ void Sweep::do_shape(Plan& plan, const ShapeSpec& sh) {
                     {"seed", static_cast<unsigned>(sh.n * 131 + sh.k)},
                     {"llc_factor", spec_.pool.llc_factor}, {"llc_bytes", spec_.pool.llc_bytes},
                     {"max_bytes", spec_.pool.max_bytes}};
-  worker_generation_ = -1;  // forces the shape request to be (re)sent
+  shape_sent_ = false;  // the next call sends it
   ensure_worker();
   for (int m : measured_ms(spec_)) do_race(plan, sh, m);
 }

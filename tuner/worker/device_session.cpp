@@ -75,7 +75,24 @@ struct Session {
     return it->second->kernel(std::string(kernels::name(id)));
   }
 
+  // Releases everything device-side, dependents first (a re-open must not free buffers through a
+  // context that is already gone: seen as a segfault on the H200, 2026-11-30).
+  void close() {
+    entries.clear();
+    wq.clear(), wsz.clear(), a_f16.clear(), a_bf16.clear(), a_q.clear(), a_s.clear(), c.clear();
+    baselines.clear();
+    modules.clear();
+    verifier.reset();
+    stream.reset();
+    ctx.reset();
+    backend.reset();
+    n = k = 0;
+    copies = 0;
+  }
+  ~Session() { close(); }
+
   json open(const json& r) {
+    close();
     backend = gpu::make_cuda_backend();
     const int dev = r.value("device", 0);
     if (backend->device_count() <= dev) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -117,6 +118,22 @@ void WorkerProcess::stop() {
 }
 
 JobResult WorkerProcess::call(const nlohmann::json& request, std::chrono::milliseconds deadline) {
+  // R4TUNE_TRACE_WORKER=1 logs every request and reply (shortened) on stderr, for debugging the
+  // protocol on a device where nothing else can be attached.
+  static const bool trace = [] {
+    const char* e = std::getenv("R4TUNE_TRACE_WORKER");
+    return e && *e == '1';
+  }();
+  if (trace) fmt::print(stderr, "[worker <-] {}\n", request.dump().substr(0, 300));
+  auto r = call_untraced(request, deadline);
+  if (trace)
+    fmt::print(stderr, "[worker ->] status {} {} {}\n", static_cast<int>(r.status),
+               r.reply.dump().substr(0, 300), r.detail.substr(0, 300));
+  return r;
+}
+
+JobResult WorkerProcess::call_untraced(const nlohmann::json& request,
+                                       std::chrono::milliseconds deadline) {
   if (pid_ <= 0) start();
   JobResult r;
   try {
@@ -132,6 +149,7 @@ JobResult WorkerProcess::call(const nlohmann::json& request, std::chrono::millis
       buffer_.erase(0, nl + 1);
       try {
         r.reply = nlohmann::json::parse(line);
+        if (!r.reply.is_object()) continue;  // not a protocol line (e.g. a bare number printed)
         // A fatal reply means the worker exits now (its GPU context is unusable): reap it so
         // the next call starts a fresh one.
         if (r.reply.value("fatal", false)) kill_now();

@@ -40,6 +40,8 @@ class WorkerProcess {
   [[nodiscard]] bool running() const { return pid_ > 0; }
 
  private:
+  [[nodiscard]] JobResult call_untraced(const nlohmann::json& request,
+                                       std::chrono::milliseconds deadline);
   void start();
   void kill_now();
   std::string drain_stderr();
