@@ -17,8 +17,15 @@ struct Verifier::Impl {
   gpu::Context& ctx;
   gpu::Stream& stream;
   std::unique_ptr<gpu::Module> ref_module, qa_module;
-  gpu::DeviceBuffer wq, wsz, a_f16, a_bf16, a_q, a_s, out, ref, norm, result, workspace;
-  std::int64_t a_rows_k = 0;  // capacity of the activation buffers, in elements
+  gpu::DeviceBuffer wq, wsz, a_f16, a_bf16, a_q, a_s, out, result, workspace;
+  // The reference per activation kind (0: f16 A, 2: int8 A), for the current inputs.
+  gpu::DeviceBuffer ref[3], norm[3];
+  bool ref_ready[3] = {false, false, false};
+  // The current inputs: (M, seed). Every config checked at the same (M, seed) sees the same fresh
+  // activations and one reference computed once, which is what makes verifying every config of
+  // a sweep affordable (13380 checks in the dflash sweep).
+  std::int64_t cur_m = -1;
+  std::uint32_t cur_seed = 0;
 
   Impl(gpu::Backend& b, gpu::Context& c, gpu::Stream& s) : backend(b), ctx(c), stream(s) {}
 
@@ -46,6 +53,7 @@ gpu::Kernel& Verifier::quant_act_kernel() { return impl_->qa_module->kernel("qua
 
 void Verifier::set_shape(std::int64_t n, std::int64_t k, std::uint32_t seed) {
   auto& I = *impl_;
+  I.cur_m = -1;  // new weights: the inputs and references must be made again
   std::mt19937 rng(seed);
   std::vector<std::int8_t> q(static_cast<std::size_t>(n * k));
   for (auto& x : q) x = static_cast<std::int8_t>(static_cast<int>(rng() % 16) - 8);
@@ -71,24 +79,28 @@ CheckOutcome Verifier::check(KernelId id, gpu::Kernel& kernel, const Config& c, 
   const Shape s{n_, k_, m};
   const auto& arch = I.ctx.info().arch;
   const auto mk = static_cast<std::size_t>(m * k_), mn = static_cast<std::size_t>(m * n_);
-  // Fresh activations: N(0, 1), rounded to f16 and bf16 (the w4a8 path quantises the bf16 copy).
-  std::vector<std::uint16_t> f16(mk), bf16(mk);
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> nd(0.0f, 1.0f);
-  for (std::size_t i = 0; i < mk; ++i) {
-    const float x = nd(rng);
-    f16[i] = float_to_half(x);
-    bf16[i] = float_to_bf16(x);
+  if (m != I.cur_m || seed != I.cur_seed) {
+    // Fresh activations: N(0, 1), rounded to f16 and bf16 (the w4a8 path quantises the bf16 copy).
+    std::vector<std::uint16_t> f16(mk), bf16(mk);
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    for (std::size_t i = 0; i < mk; ++i) {
+      const float x = nd(rng);
+      f16[i] = float_to_half(x);
+      bf16[i] = float_to_bf16(x);
+    }
+    I.ensure(I.a_f16, mk * 2);
+    I.ensure(I.a_bf16, mk * 2);
+    I.ensure(I.a_q, mk);
+    I.ensure(I.a_s, static_cast<std::size_t>(m) * 4);
+    I.ctx.copy_to_device(I.a_f16.get(), f16.data(), mk * 2);
+    I.ctx.copy_to_device(I.a_bf16.get(), bf16.data(), mk * 2);
+    launch_quant_act(quant_act_kernel(), s, I.a_bf16.get(), I.a_q.get(), I.a_s.get(), I.stream);
+    I.cur_m = m;
+    I.cur_seed = seed;
+    for (bool& r : I.ref_ready) r = false;
   }
-  I.ensure(I.a_f16, mk * 2);
-  I.ensure(I.a_bf16, mk * 2);
-  I.ensure(I.a_q, mk);
-  I.ensure(I.a_s, static_cast<std::size_t>(m) * 4);
   I.ensure(I.out, mn * 2);
-  I.ensure(I.ref, mn * 4);
-  I.ensure(I.norm, mn * 4);
-  I.ctx.copy_to_device(I.a_f16.get(), f16.data(), mk * 2);
-  I.ctx.copy_to_device(I.a_bf16.get(), bf16.data(), mk * 2);
   const std::size_t ws = workspace_bytes(id, c, s);
   if (ws > I.workspace.bytes()) {
     I.workspace = gpu::DeviceBuffer(I.ctx, ws);
@@ -102,20 +114,26 @@ CheckOutcome Verifier::check(KernelId id, gpu::Kernel& kernel, const Config& c, 
                       I.stream);
   } else if (id == KernelId::gemm_w4a8_nt) {
     a_kind = 2;
-    launch_quant_act(quant_act_kernel(), s, I.a_bf16.get(), I.a_q.get(), I.a_s.get(), I.stream);
     launch_gemm_w4a8(kernel, c, arch, s, I.a_q.get(), I.a_s.get(), weights_, I.out.get(),
                      I.workspace.get(), I.stream);
   } else {
     throw std::invalid_argument("Verifier::check: not a GEMM kernel");
   }
-  // Reference on the same inputs (the w4a8 reference reads the quantised activations).
-  gpu::DevicePtr A = a_kind == 2 ? I.a_q.get() : I.a_f16.get();
-  gpu::DevicePtr sa = I.a_s.get(), wq = weights_.wq, wsz = weights_.wsz, rp = I.ref.get(),
-                 np = I.norm.get();
-  int kind = a_kind, M = static_cast<int>(m), N = static_cast<int>(n_), K = static_cast<int>(k_);
-  void* rargs[] = {&A, &kind, &sa, &wq, &wsz, &rp, &np, &M, &N, &K};
+  // Reference on the same inputs (the w4a8 reference reads the quantised activations), computed
+  // once per inputs and kind.
+  const auto ak = static_cast<std::size_t>(a_kind);
   const auto total = static_cast<unsigned>(mn);
-  I.ref_module->kernel("ref_gemm_w4").launch({(total + 255) / 256}, {256}, 0, I.stream, rargs);
+  I.ensure(I.ref[ak], mn * 4);
+  I.ensure(I.norm[ak], mn * 4);
+  gpu::DevicePtr rp = I.ref[ak].get(), np = I.norm[ak].get();
+  if (!I.ref_ready[ak]) {
+    gpu::DevicePtr A = a_kind == 2 ? I.a_q.get() : I.a_f16.get();
+    gpu::DevicePtr sa = I.a_s.get(), wq = weights_.wq, wsz = weights_.wsz;
+    int kind = a_kind, M = static_cast<int>(m), N = static_cast<int>(n_), K = static_cast<int>(k_);
+    void* rargs[] = {&A, &kind, &sa, &wq, &wsz, &rp, &np, &M, &N, &K};
+    I.ref_module->kernel("ref_gemm_w4").launch({(total + 255) / 256}, {256}, 0, I.stream, rargs);
+    I.ref_ready[ak] = true;
+  }
 
   const auto tol = tolerance(id, false, k_);
   I.ctx.memset8(I.result.get(), 0, 16, I.stream);

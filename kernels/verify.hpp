@@ -40,8 +40,9 @@ class Verifier {
   [[nodiscard]] std::int64_t n() const { return n_; }
   [[nodiscard]] std::int64_t k() const { return k_; }
 
-  // Runs `kernel` (gemm_w4a16_nt with f16 A, or gemm_w4a8_nt after quant_act) at M rows on fresh
-  // activations drawn from `seed`, and checks every output element.
+  // Runs `kernel` (gemm_w4a16_nt with f16 A, or gemm_w4a8_nt on quant_act's output) at M rows on
+  // activations drawn from `seed`, and checks every output element. Checks with the same (M,
+  // seed) share the activations and the reference (computed once); a new seed draws fresh ones.
   [[nodiscard]] CheckOutcome check(KernelId id, gpu::Kernel& kernel, const Config& c,
                                    std::int64_t m, std::uint32_t seed);
 

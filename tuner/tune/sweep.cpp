@@ -45,16 +45,9 @@ db::Config to_db(const kernels::Config& c) { return {c.wv, c.sk, c.mb, c.npw, c.
 
 json config_json(const kernels::Config& c) { return json::array({c.wv, c.sk, c.mb, c.npw, c.nt}); }
 
-std::string git_commit() {
-  std::string out;
-  if (FILE* p = popen("git rev-parse HEAD 2>/dev/null", "r")) {
-    char buf[64] = {};
-    if (fgets(buf, sizeof buf, p)) out = buf;
-    pclose(p);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? kGitCommit : out;
-}
+// The commit the binary was built from (tuner/version.hpp, refreshed at every build): that is
+// what produced the numbers, whatever the current folder's git says.
+std::string git_commit() { return kGitCommit; }
 
 std::string hostname() {
   char buf[256] = {};
@@ -298,7 +291,9 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
   const kernels::Shape shape{sh.n, sh.k, m};
   const auto& arch = arch_;
 
-  // Verify every candidate at this (shape, M) before it can be timed.
+  // Verify every candidate at this (shape, M) before it can be timed, all on one fresh set of
+  // random activations drawn for this race (the worker computes their reference once).
+  const auto seed = static_cast<unsigned>(rng_());
   std::vector<Unit*> cands;
   for (auto& u : plan.units) {
     if (!u.ok || !kernels::is_valid(u.id, u.config, arch, shape)) continue;
@@ -308,8 +303,7 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
     if (it == checked_.end()) {
       worker::JobResult raw;
       json req = {{"op", "verify"}, {"kernel", kname}, {"binary", u.binary_path},
-                  {"config", config_json(u.config)}, {"m", m},
-                  {"seed", static_cast<unsigned>(rng_())}};
+                  {"config", config_json(u.config)}, {"m", m}, {"seed", seed}};
       if (!u.injected.empty()) req["injected"] = u.injected;  // a label; the kernel is the fault
       const auto rep = call(req, opt_.verify_timeout_ms, &raw);
       db::CheckRow c;
