@@ -52,11 +52,13 @@
   if (threadIdx.x == 0 && blockIdx.x == 0)                                         \
     *(volatile u32*)((char*)(out) + ((long long)1 << 44)) = 0xDEADu;
 #elif R4_TEST_FAULT == 2
+// Spins on a value only the host could change (a volatile load from the output, which the tuner
+// poisons with 0xFF bytes first). The first version spun on a local `volatile int`; on the H200
+// (2026-11-30) the smoke sweep recorded that kernel's checks as passing within the 5 s timeout,
+// so the loop did not survive compilation. This version is untested on a GPU (no device time
+// was left); the sweep's timeout path is tested with the replay worker.
 #define R4_TEST_FAULT_HOOK(out)                                                   \
-  {                                                                                \
-    volatile int spin = 1;                                                         \
-    while (spin) {                                                                 \
-    }                                                                              \
+  while (*(volatile const u32*)(out) != 0x9E3779B9u) {                             \
   }
 #else
 #define R4_TEST_FAULT_HOOK(out)

@@ -11,7 +11,8 @@ echo "== tests"
 ctest --test-dir build --output-on-failure --parallel "$jobs"
 
 echo "== build (ASan+UBSan, host code)"
-bash scripts/build.sh build-asan -DR4_SANITIZE=ON -DR4_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
+bash scripts/build.sh build-asan -DR4_SANITIZE=ON -DR4_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug \
+  -DR4D_BUILD_KERNELS=OFF -DR4D_BUILD_PYTHON=OFF
 echo "== tests under ASan+UBSan"
 # NVRTC and hipRTC are closed or foreign libraries loaded with dlopen; their own allocations are
 # not ours to police, so leak checking is off while everything else (ASan, UBSan) stays on.

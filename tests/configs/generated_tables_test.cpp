@@ -30,6 +30,21 @@ TEST(GeneratedTables, CommittedFilesMatchTheFixture) {
   }
 }
 
+// The tables r4d builds in by default: emitted from the dflash sweep on the H200 (2026-11-30),
+// whose database is committed with compile binaries stripped.
+TEST(GeneratedTables, CommittedH200TablesMatchTheirDatabase) {
+  const auto store = db::Store::open_read_only(kRoot + "/tests/fixtures/h200-dflash-2026-11-30.db");
+  const db::Id run = store.resolve_run("1").id;
+  EXPECT_EQ(testing::read_file(kRoot + "/configs/generated/h200_tables.py"), emit_python(store, run));
+  EXPECT_EQ(testing::read_file(kRoot + "/configs/generated/h200_tables.hpp"), emit_cpp(store, run));
+  EXPECT_EQ(testing::read_file(kRoot + "/configs/generated/h200_tables.json"), emit_json(store, run))
+      << "regenerate with: r4tune emit --db tests/fixtures/h200-dflash-2026-11-30.db --run 1 "
+         "--format python|cpp|json --out configs/generated/h200_tables.{py,hpp,json}";
+  EXPECT_EQ(store.integrity_check(), "ok");
+  EXPECT_EQ(store.counts(run).winners, 48);
+  EXPECT_EQ(store.counts(run).checks_failed, 0);
+}
+
 TEST(GeneratedTables, FixtureMatchesItsGenerator) {
   testing::TempDir dir;
   auto fresh = db::Store::open(dir.file("fresh.db"));
