@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "quant/int4.hpp"
 #include "quant/pack.hpp"
 #include "r4d/r4d.hpp"
 
@@ -207,14 +208,28 @@ PYBIND11_MODULE(r4d, m) {
   });
   m.def("reset_stats", &r4d::reset_stats);
 
+  // The seed's clip-search int4 quantiser (quant/int4.hpp; bit-identical to the seed's torch code
+  // on its fixtures, docs/QUANT.md): W [N, K] float -> (q int8 [N, K], scale f32 [N, K/group]).
   m.def(
       "quantize",
-      [](const py::object&, int, int) -> py::tuple {
-        PyErr_SetString(PyExc_NotImplementedError,
-                        "r4d.quantize: the quant library's clip-search quantiser (branch quant, "
-                        "quant/int4.hpp) is not in this build; quantise with the seed's torch "
-                        "code and pass (q, scale) to r4d.pack");
-        throw py::error_already_set();
+      [](py::array_t<float, py::array::c_style | py::array::forcecast> w, int group,
+         int clip_steps) {
+        if (w.ndim() != 2) throw py::value_error("r4d.quantize: W must be [N, K]");
+        const std::int64_t n = w.shape(0), k = w.shape(1);
+        if (group < 1 || k % group != 0)
+          throw py::value_error("r4d.quantize: K must be a multiple of the group");
+        r4::quant::Int4Quantized out;
+        {
+          py::gil_scoped_release nogil;
+          out = r4::quant::quantize_int4(
+              std::span<const float>(w.data(), static_cast<std::size_t>(n * k)), n, k, group,
+              clip_steps);
+        }
+        py::array_t<std::int8_t> q({n, k});
+        py::array_t<float> sc({n, k / group});
+        std::memcpy(q.mutable_data(), out.q.data(), out.q.size());
+        std::memcpy(sc.mutable_data(), out.scale.data(), out.scale.size() * sizeof(float));
+        return py::make_tuple(q, sc);
       },
       py::arg("W"), py::arg("group") = 128, py::arg("clip_steps") = 20);
 
