@@ -1,12 +1,15 @@
 #include "kernels/timing.hpp"
 
 #include <algorithm>
+#include <limits>
+
+#include "tuner/measure/pool.hpp"
 
 namespace r4::kernels {
 
 int pool_size(std::int64_t bytes_per_copy, std::int64_t llc_bytes, int factor) {
-  const std::int64_t need = factor * llc_bytes;
-  return static_cast<int>(std::max<std::int64_t>(2, (need + bytes_per_copy - 1) / bytes_per_copy));
+  return measure::pool_copies(bytes_per_copy, llc_bytes, factor,
+                              std::numeric_limits<std::int64_t>::max());
 }
 
 Timing time_graph(gpu::Context& ctx, gpu::Stream& s, int pool,

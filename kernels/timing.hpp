@@ -23,7 +23,8 @@ struct Timing {
   std::vector<double> samples_us;  // per launch, one per replay
 };
 
-// Number of pool copies of `bytes_per_copy` needed to cover `factor` x `llc_bytes` (>= 2).
+// Number of pool copies of `bytes_per_copy` needed to cover `factor` x `llc_bytes` (>= 2): the
+// tuner's rule (tuner/measure/pool.hpp), without its memory cap.
 [[nodiscard]] int pool_size(std::int64_t bytes_per_copy, std::int64_t llc_bytes, int factor = 4);
 
 // `launch(i)` enqueues launch i (pool entry i % pool) on `s`.
