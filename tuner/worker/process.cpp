@@ -82,7 +82,8 @@ std::string WorkerProcess::drain_stderr() {
     if (n <= 0) break;
     s.append(buf, static_cast<size_t>(n));
   }
-  if (s.size() > 2000) s = "..." + s.substr(s.size() - 2000);
+  // Keep the start (usually the cause) and the end (usually the crash report) of a long log.
+  if (s.size() > 4000) s = s.substr(0, 1500) + "\n...\n" + s.substr(s.size() - 2000);
   return s;
 }
 

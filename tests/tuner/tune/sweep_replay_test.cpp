@@ -78,7 +78,7 @@ TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
   for (const auto& c : store.checks(run.id)) {
     if (c.status == r4::db::CheckStatus::fault) {
       ++fault;
-      EXPECT_NE(c.detail.find("signal 11"), std::string::npos) << c.detail;
+      EXPECT_NE(c.detail.find("killed by signal"), std::string::npos) << c.detail;
     }
     if (c.status == r4::db::CheckStatus::timeout) {
       ++timeout;
