@@ -516,11 +516,12 @@ bool Sweep::device_phase(Plan& plan) {
   const json& r = open_reply_;
   ceiling_gbps_ = r.value("ceiling_gbps", 0.0);
   // A resumed run keeps the ceiling it measured first, so its percentages stay comparable.
-  for (const auto& b : store_.baselines(run_))
-    if (b.kind == db::BaselineKind::streaming_ceiling && b.gbps) ceiling_gbps_ = *b.gbps;
   bool have_ceiling = false;
-  for (const auto& b : store_.baselines(run_))
-    have_ceiling = have_ceiling || b.kind == db::BaselineKind::streaming_ceiling;
+  for (const auto& b : store_.baselines(run_)) {
+    if (b.kind != db::BaselineKind::streaming_ceiling) continue;
+    have_ceiling = true;
+    if (b.gbps) ceiling_gbps_ = *b.gbps;
+  }
   db::BaselineRow c;
   c.run_id = run_;
   c.kind = db::BaselineKind::streaming_ceiling;
