@@ -49,7 +49,9 @@ Verifier::Verifier(gpu::Backend& backend, gpu::Context& ctx, gpu::Stream& stream
 
 Verifier::~Verifier() = default;
 
-gpu::Kernel& Verifier::quant_act_kernel() { return impl_->qa_module->kernel("quant_act"); }
+gpu::Kernel& Verifier::quant_act_kernel() {
+  return impl_->qa_module->kernel("quant_act");
+}
 
 void Verifier::set_shape(std::int64_t n, std::int64_t k, std::uint32_t seed) {
   auto& I = *impl_;
@@ -60,8 +62,8 @@ void Verifier::set_shape(std::int64_t n, std::int64_t k, std::uint32_t seed) {
   std::vector<float> sc(static_cast<std::size_t>(n * k / kGroup));
   std::uniform_real_distribution<float> u(0.005f, 0.03f);
   for (auto& s : sc) s = u(rng);
-  const auto layout = I.ctx.info().arch.vendor == gpu::Vendor::nvidia ? quant::Layout::sm80
-                                                                      : quant::Layout::gfx12;
+  const auto layout =
+      I.ctx.info().arch.vendor == gpu::Vendor::nvidia ? quant::Layout::sm80 : quant::Layout::gfx12;
   const auto p = quant::pack(layout, q, sc, n, k, kGroup);
   I.wq = gpu::DeviceBuffer(I.ctx, p.wq.size() * 4);
   I.wsz = gpu::DeviceBuffer(I.ctx, p.wsz.size() * 4);
@@ -151,10 +153,11 @@ CheckOutcome Verifier::check(KernelId id, gpu::Kernel& kernel, const Config& c, 
   out.first_bad = static_cast<std::int64_t>(v[2]) - 1;
   out.pass = out.bad == 0;
   if (!out.pass)
-    out.detail = fmt::format("{} of {} elements out of tolerance (first at {}); rel {:.3g}, "
-                             "abs_coef {:.3g}",
-                             out.bad, mn, out.first_bad, static_cast<double>(tol.rel),
-                             static_cast<double>(tol.abs_coef));
+    out.detail = fmt::format(
+        "{} of {} elements out of tolerance (first at {}); rel {:.3g}, "
+        "abs_coef {:.3g}",
+        out.bad, mn, out.first_bad, static_cast<double>(tol.rel),
+        static_cast<double>(tol.abs_coef));
   return out;
 }
 

@@ -19,8 +19,8 @@ namespace r4::kernels {
 
 struct CheckOutcome {
   bool pass = false;
-  std::uint32_t bad = 0;      // elements out of tolerance (NaN counts: the poison never passes)
-  float max_ratio = 0;        // max |err| / tol over the output (inf when any failed)
+  std::uint32_t bad = 0;  // elements out of tolerance (NaN counts: the poison never passes)
+  float max_ratio = 0;    // max |err| / tol over the output (inf when any failed)
   std::int64_t first_bad = -1;
   std::string detail;
 };

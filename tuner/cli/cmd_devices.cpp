@@ -18,7 +18,8 @@ int run_devices(std::span<const std::string> args) {
   if (!parse(args, "r4tune devices [--json]", desc, {}, vm)) return ok;
   const bool json = vm.count("json") > 0;
 
-  nlohmann::json out = {{"devices", nlohmann::json::array()}, {"backends", nlohmann::json::array()}};
+  nlohmann::json out = {{"devices", nlohmann::json::array()},
+                        {"backends", nlohmann::json::array()}};
   std::vector<gpu::DeviceInfo> found;
   std::vector<std::unique_ptr<gpu::Backend>> backends;
   backends.push_back(gpu::make_cuda_backend());
@@ -39,7 +40,9 @@ int run_devices(std::span<const std::string> args) {
     fmt::print("no GPU found\n");
     for (auto& b : out["backends"])
       fmt::print("  {}: {}\n", b["vendor"].get<std::string>(), b["status"].get<std::string>());
-    fmt::print("r4tune can still compile and prune without a GPU (r4tune compile, sweep --compile-only)\n");
+    fmt::print(
+        "r4tune can still compile and prune without a GPU (r4tune compile, sweep "
+        "--compile-only)\n");
     return ok;
   }
   for (const auto& d : found) {

@@ -17,9 +17,9 @@ int run_sweep(std::span<const std::string> args) {
       "db", po::value(&o.db_path)->default_value("r4tune.db"), "SQLite database")(
       "resume", "continue the newest unfinished run of this spec on this device")(
       "compile-only", "plan, compile and prune; time nothing (works without a GPU)")(
-      "arch", po::value(&o.arch), "target arch for --compile-only (default: the device's, else "
-                                  "the spec's compile.arch)")(
-      "device", po::value(&o.device)->default_value(0), "GPU index")(
+      "arch", po::value(&o.arch),
+      "target arch for --compile-only (default: the device's, else "
+      "the spec's compile.arch)")("device", po::value(&o.device)->default_value(0), "GPU index")(
       "threads", po::value(&o.threads)->default_value(0), "compile threads (0: all cores)")(
       "quiet,q", "no progress output")("json", "print the closing summary as JSON on stdout")(
       "plain", "plain progress lines even on a terminal")(
@@ -33,14 +33,14 @@ int run_sweep(std::span<const std::string> args) {
   po::positional_options_description pos;
   pos.add("spec", 1);
   po::variables_map vm;
-  if (!parse(args, "r4tune sweep SPEC [--db PATH] [--resume] [--compile-only] [options]", desc,
-             pos, vm))
+  if (!parse(args, "r4tune sweep SPEC [--db PATH] [--resume] [--compile-only] [options]", desc, pos,
+             vm))
     return ok;
   if (vm.count("worker")) o.worker_argv = {vm["worker"].as<std::string>()};
   o.resume = vm.count("resume") > 0;
   o.compile_only = vm.count("compile-only") > 0;
   o.json = vm.count("json") > 0;
-  o.progress = vm.count("quiet") ? tune::ProgressMode::quiet
+  o.progress = vm.count("quiet")   ? tune::ProgressMode::quiet
                : vm.count("plain") ? tune::ProgressMode::plain
                                    : tune::default_progress_mode();
   try {

@@ -11,10 +11,10 @@ namespace r4::cli {
 
 enum Exit : int {
   ok = 0,
-  failure = 1,      // the job ran and failed (compile error, wrong result, GPU error)
-  usage = 2,        // unknown subcommand/option, missing argument
-  bad_input = 3,    // a file or spec that is missing, malformed or inconsistent
-  no_device = 4,    // the job needs a GPU and none is present
+  failure = 1,    // the job ran and failed (compile error, wrong result, GPU error)
+  usage = 2,      // unknown subcommand/option, missing argument
+  bad_input = 3,  // a file or spec that is missing, malformed or inconsistent
+  no_device = 4,  // the job needs a GPU and none is present
   interrupted = 130,
 };
 

@@ -7,17 +7,19 @@
 
 namespace r4::gpu {
 
-std::string_view to_string(Vendor v) { return v == Vendor::nvidia ? "nvidia" : "amd"; }
+std::string_view to_string(Vendor v) {
+  return v == Vendor::nvidia ? "nvidia" : "amd";
+}
 
 namespace {
 // Targets the kernel family has fragment helpers for. sm_80..sm_90 use mma.sync; gfx11/gfx12
 // use WMMA; gfx90a/gfx942 and gfx1030 are accepted so that the GPU layer (compile, resources) can
 // be exercised with Debian's hipRTC, which has no gfx12 support (ROCm 5.2).
-constexpr std::array<std::string_view, 7> kNvidia = {"sm_80", "sm_86", "sm_87", "sm_89",
+constexpr std::array<std::string_view, 7> kNvidia = {"sm_80", "sm_86",  "sm_87", "sm_89",
                                                      "sm_90", "sm_90a", "sm_100"};
-constexpr std::array<std::string_view, 9> kAmd = {"gfx90a", "gfx942", "gfx1030", "gfx1100",
-                                                  "gfx1101", "gfx1102", "gfx1150", "gfx1200",
-                                                  "gfx1201"};
+constexpr std::array<std::string_view, 9> kAmd = {"gfx90a",  "gfx942",  "gfx1030",
+                                                  "gfx1100", "gfx1101", "gfx1102",
+                                                  "gfx1150", "gfx1200", "gfx1201"};
 
 bool parse_int(std::string_view s, int& out) {
   if (s.empty()) return false;
@@ -89,9 +91,17 @@ int wave_size(const Arch& a) {
   return a.major >= 10 ? 32 : 64;
 }
 
-bool has_mma_sync(const Arch& a) { return a.vendor == Vendor::nvidia && a.major >= 8; }
-bool has_wgmma(const Arch& a) { return a.vendor == Vendor::nvidia && a.name == "sm_90a"; }
-bool has_wmma_gfx11(const Arch& a) { return a.vendor == Vendor::amd && a.major == 11; }
-bool has_wmma_gfx12(const Arch& a) { return a.vendor == Vendor::amd && a.major == 12; }
+bool has_mma_sync(const Arch& a) {
+  return a.vendor == Vendor::nvidia && a.major >= 8;
+}
+bool has_wgmma(const Arch& a) {
+  return a.vendor == Vendor::nvidia && a.name == "sm_90a";
+}
+bool has_wmma_gfx11(const Arch& a) {
+  return a.vendor == Vendor::amd && a.major == 11;
+}
+bool has_wmma_gfx12(const Arch& a) {
+  return a.vendor == Vendor::amd && a.major == 12;
+}
 
 }  // namespace r4::gpu

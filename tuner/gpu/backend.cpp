@@ -3,7 +3,9 @@
 namespace r4::gpu {
 
 #ifndef R4_HAVE_HIP
-std::unique_ptr<Backend> make_hip_backend() { return nullptr; }
+std::unique_ptr<Backend> make_hip_backend() {
+  return nullptr;
+}
 #endif
 
 std::unique_ptr<Backend> make_backend(Vendor vendor) {

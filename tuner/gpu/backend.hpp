@@ -6,9 +6,9 @@
 
 #include <cstring>
 #include <memory>
-#include <type_traits>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tuner/gpu/types.hpp"
@@ -101,7 +101,8 @@ class Backend {
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  DeviceBuffer(Context& ctx, std::size_t bytes) : ctx_(&ctx), ptr_(ctx.alloc(bytes)), bytes_(bytes) {}
+  DeviceBuffer(Context& ctx, std::size_t bytes)
+      : ctx_(&ctx), ptr_(ctx.alloc(bytes)), bytes_(bytes) {}
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   DeviceBuffer(DeviceBuffer&& o) noexcept { *this = std::move(o); }

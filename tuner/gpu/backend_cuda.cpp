@@ -413,11 +413,10 @@ class CudaBackend final : public Backend {
     const auto t0 = std::chrono::steady_clock::now();
     nvrtcProgram prog{};
     nvrtcResult r = rt.create(&prog, req.source.c_str(), req.source_name.c_str(),
- static_cast<int>(hdr_text.size()), hdr_text.data(), hdr_name.data());
+                              static_cast<int>(hdr_text.size()), hdr_text.data(), hdr_name.data());
     if (r != NVRTC_SUCCESS) throw Error(std::string("nvrtcCreateProgram: ") + rt.error_string(r));
-    std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&prog, [](nvrtcProgram* p) {
-      nvrtc().destroy(p);
-    });
+    std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(
+        &prog, [](nvrtcProgram* p) { nvrtc().destroy(p); });
     r = rt.compile(prog, static_cast<int>(argv.size()), argv.data());
     size_t log_size = 0;
     rt.log_size(prog, &log_size);
@@ -435,8 +434,7 @@ class CudaBackend final : public Backend {
     } else if (res.log.empty()) {
       res.log = std::string("nvrtcCompileProgram: ") + rt.error_string(r);
     }
-    res.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
   }
 
@@ -464,6 +462,8 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+std::unique_ptr<Backend> make_cuda_backend() {
+  return std::make_unique<CudaBackend>();
+}
 
 }  // namespace r4::gpu

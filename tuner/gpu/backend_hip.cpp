@@ -143,9 +143,9 @@ struct HiprtcApi {
   decltype(&hiprtcGetErrorString) error_string{};
 
   HiprtcApi()
-      : lib(library_candidates("ROCM_PATH", "/opt/rocm/lib",
-                               {"libhiprtc.so.6", "libhiprtc.so", "libamdhip64.so.5",
-                                "libamdhip64.so"})) {
+      : lib(library_candidates(
+            "ROCM_PATH", "/opt/rocm/lib",
+            {"libhiprtc.so.6", "libhiprtc.so", "libamdhip64.so.5", "libamdhip64.so"})) {
     if (!lib.loaded()) return;
     lib.bind(version, "hiprtcVersion");
     lib.bind(create, "hiprtcCreateProgram");
@@ -198,8 +198,7 @@ class HipGraph final : public Graph {
     static_cast<void>(hip().graph_destroy(graph_));
   }
   void launch(Stream& s) override {
-    R4_HIP(hip().graph_launch(exec_, reinterpret_cast<hipStream_t>(s.native())),
-           "hipGraphLaunch");
+    R4_HIP(hip().graph_launch(exec_, reinterpret_cast<hipStream_t>(s.native())), "hipGraphLaunch");
   }
 
  private:
@@ -234,8 +233,8 @@ class HipKernel final : public Kernel {
   void launch(Dim3 g, Dim3 b, unsigned shared, Stream& s, void** args) override {
     R4_HIP(hip().launch(f_, g.x, g.y, g.z, b.x, b.y, b.z, shared,
                         reinterpret_cast<hipStream_t>(s.native()), args, nullptr),
-           fmt::format("hipModuleLaunchKernel({}, grid {}x{}x{}, block {}x{}x{})", name_, g.x,
-                       g.y, g.z, b.x, b.y, b.z));
+           fmt::format("hipModuleLaunchKernel({}, grid {}x{}x{}, block {}x{}x{})", name_, g.x, g.y,
+                       g.z, b.x, b.y, b.z));
   }
   [[nodiscard]] Resources resources() const override {
     auto attr = [&](hipFunction_attribute a, const char* what) {
@@ -318,7 +317,9 @@ class HipContext final : public Context {
     R4_HIP(hip().malloc(&p, bytes), fmt::format("hipMalloc({} bytes)", bytes));
     return reinterpret_cast<DevicePtr>(p);
   }
-  void free(DevicePtr p) noexcept override { static_cast<void>(hip().free(reinterpret_cast<void*>(p))); }
+  void free(DevicePtr p) noexcept override {
+    static_cast<void>(hip().free(reinterpret_cast<void*>(p)));
+  }
   void copy_to_device(DevicePtr dst, const void* src, std::size_t n) override {
     R4_HIP(hip().htod(reinterpret_cast<hipDeviceptr_t>(dst), const_cast<void*>(src), n),
            fmt::format("hipMemcpyHtoD({} bytes)", n));
@@ -403,11 +404,10 @@ class HipBackend final : public Backend {
     const auto t0 = std::chrono::steady_clock::now();
     hiprtcProgram prog{};
     hiprtcResult r = rt.create(&prog, req.source.c_str(), req.source_name.c_str(),
- static_cast<int>(hdr_text.size()), hdr_text.data(), hdr_name.data());
+                               static_cast<int>(hdr_text.size()), hdr_text.data(), hdr_name.data());
     if (r != HIPRTC_SUCCESS) throw Error(std::string("hiprtcCreateProgram: ") + rt.error_string(r));
-    std::unique_ptr<hiprtcProgram, void (*)(hiprtcProgram*)> guard(&prog, [](hiprtcProgram* p) {
-      hiprtc().destroy(p);
-    });
+    std::unique_ptr<hiprtcProgram, void (*)(hiprtcProgram*)> guard(
+        &prog, [](hiprtcProgram* p) { hiprtc().destroy(p); });
     r = rt.compile(prog, static_cast<int>(argv.size()), argv.data());
     size_t log_size = 0;
     rt.log_size(prog, &log_size);
@@ -446,6 +446,8 @@ class HipBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_hip_backend() { return std::make_unique<HipBackend>(); }
+std::unique_ptr<Backend> make_hip_backend() {
+  return std::make_unique<HipBackend>();
+}
 
 }  // namespace r4::gpu

@@ -65,7 +65,8 @@ CompileResult compile_isolated(const CompileRequest& req,
     ::close(fds[0]);
     CompileResult r = fn(req);
     const std::uint8_t ok = r.ok ? 1 : 0;
-    const bool sent = write_all(fds[1], &ok, 1) && write_all(fds[1], &r.seconds, sizeof r.seconds) &&
+    const bool sent = write_all(fds[1], &ok, 1) &&
+                      write_all(fds[1], &r.seconds, sizeof r.seconds) &&
                       write_blob(fds[1], r.log.data(), r.log.size()) &&
                       write_blob(fds[1], r.binary.data(), r.binary.size());
     std::string opts;

@@ -26,7 +26,9 @@ DynLib::DynLib(std::vector<std::string> candidates) {
   error_ = "none of [" + tried + "] could be loaded (last: " + error_ + ")";
 }
 
-DynLib::DynLib(DynLib&& o) noexcept { *this = std::move(o); }
+DynLib::DynLib(DynLib&& o) noexcept {
+  *this = std::move(o);
+}
 
 DynLib& DynLib::operator=(DynLib&& o) noexcept {
   if (this != &o) {
@@ -42,7 +44,9 @@ DynLib::~DynLib() {
   if (handle_) dlclose(handle_);
 }
 
-void* DynLib::find(const char* symbol) const { return handle_ ? dlsym(handle_, symbol) : nullptr; }
+void* DynLib::find(const char* symbol) const {
+  return handle_ ? dlsym(handle_, symbol) : nullptr;
+}
 
 void* DynLib::require(const char* symbol) const {
   void* p = find(symbol);

@@ -41,7 +41,8 @@ class DynLib {
 
 // Candidate paths for a library shipped in a toolkit folder: $ENV/lib64, $ENV/lib, the fallback
 // folder, then the bare sonames (resolved by the loader's own search path).
-[[nodiscard]] std::vector<std::string> library_candidates(
-    const char* env_var, const std::string& fallback_dir, std::initializer_list<const char*> names);
+[[nodiscard]] std::vector<std::string> library_candidates(const char* env_var,
+                                                          const std::string& fallback_dir,
+                                                          std::initializer_list<const char*> names);
 
 }  // namespace r4::gpu

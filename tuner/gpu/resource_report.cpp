@@ -6,7 +6,9 @@
 namespace r4::gpu {
 
 namespace {
-int to_int(const std::string& s) { return std::stoi(s); }
+int to_int(const std::string& s) {
+  return std::stoi(s);
+}
 }  // namespace
 
 std::map<std::string, Resources> parse_ptxas_report(std::string_view log) {
@@ -120,8 +122,11 @@ bool msgpack_str(std::span<const std::byte> b, size_t p, std::string& s, size_t&
 }  // namespace
 
 std::map<std::string, Resources> parse_amdgpu_metadata(std::span<const std::byte> elf) {
-  static const std::string keys[] = {".name", ".vgpr_count", ".vgpr_spill_count",
-                                     ".sgpr_spill_count", ".private_segment_fixed_size",
+  static const std::string keys[] = {".name",
+                                     ".vgpr_count",
+                                     ".vgpr_spill_count",
+                                     ".sgpr_spill_count",
+                                     ".private_segment_fixed_size",
                                      ".group_segment_fixed_size"};
   std::map<std::string, Resources> out;
   std::map<std::string, std::uint64_t> cur;

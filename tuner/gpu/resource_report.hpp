@@ -32,6 +32,7 @@ namespace r4::gpu {
 // kernel-resource-usage remark, so this scan of the code object is how AMD resources are known
 // without a device. Only the scalar fields above are read; each kernel's map has unique keys, so
 // a repeated key starts the next kernel.
-[[nodiscard]] std::map<std::string, Resources> parse_amdgpu_metadata(std::span<const std::byte> elf);
+[[nodiscard]] std::map<std::string, Resources> parse_amdgpu_metadata(
+    std::span<const std::byte> elf);
 
 }  // namespace r4::gpu

@@ -45,12 +45,12 @@ struct DeviceInfo {
 
 // Resource usage of one compiled kernel, as the compiler or the loader reports it.
 struct Resources {
-  int registers = -1;     // per thread (VGPRs on AMD)
-  int spill_stores = 0;   // bytes
-  int spill_loads = 0;    // bytes
-  int stack_bytes = 0;    // local memory / private segment per thread
-  int shared_bytes = 0;   // static shared memory / LDS per block
-  int max_threads = 0;    // per block, 0 if unknown (needs a device)
+  int registers = -1;    // per thread (VGPRs on AMD)
+  int spill_stores = 0;  // bytes
+  int spill_loads = 0;   // bytes
+  int stack_bytes = 0;   // local memory / private segment per thread
+  int shared_bytes = 0;  // static shared memory / LDS per block
+  int max_threads = 0;   // per block, 0 if unknown (needs a device)
   [[nodiscard]] bool spills() const { return spill_stores > 0 || spill_loads > 0; }
 };
 
@@ -58,9 +58,9 @@ struct CompileRequest {
   std::string source;       // the whole translation unit
   std::string source_name;  // used in diagnostics, e.g. "gemm_w4a16_nt.cu"
   Arch arch;
-  std::vector<std::string> defines;       // "NAME=VALUE" or "NAME"
-  std::vector<std::string> include_dirs;  // searched for #include "..."
-  std::vector<std::string> extra_options; // passed verbatim to the compiler
+  std::vector<std::string> defines;        // "NAME=VALUE" or "NAME"
+  std::vector<std::string> include_dirs;   // searched for #include "..."
+  std::vector<std::string> extra_options;  // passed verbatim to the compiler
   // In-memory headers: (include name, text), e.g. ("quant/layout/sm80.h", "..."). Lets a binary
   // carry its kernel sources (kernels/embedded_sources.hpp) and compile anywhere.
   std::vector<std::pair<std::string, std::string>> headers;
@@ -68,9 +68,9 @@ struct CompileRequest {
 
 struct CompileResult {
   bool ok = false;
-  std::string log;                 // the compiler's log, warnings included
-  std::vector<std::byte> binary;   // cubin (NVIDIA) or code object (AMD); empty on failure
-  double seconds = 0;              // wall time of the compile call
+  std::string log;                   // the compiler's log, warnings included
+  std::vector<std::byte> binary;     // cubin (NVIDIA) or code object (AMD); empty on failure
+  double seconds = 0;                // wall time of the compile call
   std::vector<std::string> options;  // the exact options passed, for the cache key
   // Per kernel (extern "C" names), parsed from the compiler's resource report.
   std::map<std::string, Resources> resources;

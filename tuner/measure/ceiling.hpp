@@ -11,9 +11,9 @@
 namespace r4::measure {
 
 struct Ceiling {
-  double gbps = 0;          // median over the samples
+  double gbps = 0;  // median over the samples
   double gbps_best = 0;
-  std::int64_t bytes = 0;   // read per sample
+  std::int64_t bytes = 0;  // read per sample
   int samples = 0;
 };
 

@@ -13,7 +13,8 @@ namespace r4::measure {
 [[nodiscard]] inline int pool_copies(std::int64_t bytes_per_copy, std::int64_t llc_bytes,
                                      double llc_factor, std::int64_t max_bytes) {
   if (bytes_per_copy <= 0) return 2;
-  const double want = llc_factor * static_cast<double>(llc_bytes) / static_cast<double>(bytes_per_copy);
+  const double want =
+      llc_factor * static_cast<double>(llc_bytes) / static_cast<double>(bytes_per_copy);
   std::int64_t n = static_cast<std::int64_t>(want) + 1;
   n = std::min<std::int64_t>(n, std::max<std::int64_t>(2, max_bytes / bytes_per_copy));
   return static_cast<int>(std::clamp<std::int64_t>(n, 2, 100000));

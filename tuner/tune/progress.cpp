@@ -12,7 +12,10 @@ ProgressMode default_progress_mode() {
 }
 
 Progress::Progress(ProgressMode mode, std::string phase, std::size_t total)
-    : mode_(mode), phase_(std::move(phase)), total_(total), start_(std::chrono::steady_clock::now()) {
+    : mode_(mode),
+      phase_(std::move(phase)),
+      total_(total),
+      start_(std::chrono::steady_clock::now()) {
   last_draw_ = start_ - std::chrono::hours(1);
   draw(true);
 }
@@ -56,8 +59,12 @@ void Progress::draw(bool force) {
   const double eta = rate > 0 ? static_cast<double>(total_ - std::min(done_, total_)) / rate : 0;
   if (mode_ == ProgressMode::json) {
     fmt::print(stderr, "{}\n",
-               nlohmann::json{{"phase", phase_}, {"done", done_}, {"total", total_},
-                              {"rate_per_s", rate}, {"eta_s", eta}, {"status", status_}}
+               nlohmann::json{{"phase", phase_},
+                              {"done", done_},
+                              {"total", total_},
+                              {"rate_per_s", rate},
+                              {"eta_s", eta},
+                              {"status", status_}}
                    .dump());
     return;
   }

@@ -12,10 +12,9 @@ namespace {
 // One phase: sample `ids` interleaved until each converges or caps. `out(i)` is where entry i's
 // samples go. Candidates listed in `raceable` may be raced out.
 void run_phase(Sampler& sampler, const std::vector<std::size_t>& ids,
-               const std::vector<bool>& raceable, const std::vector<int>& grp,
-               const StopSpec& stop, std::mt19937_64& rng,
-               std::vector<std::vector<double>*>& out, std::vector<EntryStatus>& status,
-               double time_cap_s) {
+               const std::vector<bool>& raceable, const std::vector<int>& grp, const StopSpec& stop,
+               std::mt19937_64& rng, std::vector<std::vector<double>*>& out,
+               std::vector<EntryStatus>& status, double time_cap_s) {
   std::vector<bool> live(ids.size(), true);
   const double t0 = sampler.device_seconds();
   for (int round = 0;; ++round) {
@@ -95,7 +94,8 @@ RaceOutcome race(Sampler& sampler, std::size_t n_candidates, std::size_t n_basel
     std::sort(in_group.begin(), in_group.end(), [&](std::size_t a, std::size_t b) {
       return r.entries[a].summary.median < r.entries[b].summary.median;
     });
-    in_group.resize(std::min<std::size_t>(in_group.size(), static_cast<std::size_t>(stop.finalists)));
+    in_group.resize(
+        std::min<std::size_t>(in_group.size(), static_cast<std::size_t>(stop.finalists)));
     alive.insert(alive.end(), in_group.begin(), in_group.end());
   }
   r.finalists = alive;

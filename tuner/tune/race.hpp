@@ -31,7 +31,7 @@ class Sampler {
 enum class EntryStatus { converged, capped, raced_out };
 
 struct RaceEntry {
-  std::vector<double> samples;   // the first phase
+  std::vector<double> samples;     // the first phase
   std::vector<double> remeasured;  // the finalists' (and baselines') second phase; else empty
   EntryStatus status = EntryStatus::capped;
   Summary summary;        // of samples

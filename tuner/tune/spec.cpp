@@ -67,7 +67,7 @@ std::vector<std::string> string_list(const toml::node_view<const toml::node> v,
 
 const std::set<std::string> kKnownKernels = {"gemm_w4a16_nt", "gemm_w4a8_nt"};
 const std::set<std::string> kKnownBaselines = {"bf16", "fp8_block"};
-const std::set<std::string> kTopKeys = {"name",  "description", "kernels", "shapes",
+const std::set<std::string> kTopKeys = {"name",  "description", "kernels",   "shapes",
                                         "bands", "space",       "baselines", "pool",
                                         "stop",  "compile",     "test"};
 
@@ -104,8 +104,10 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   }
   check_keys(t["bands"], {"limits", "extra_m"}, origin, "bands");
   check_keys(t["pool"], {"llc_factor", "llc_bytes", "max_bytes"}, origin, "pool");
-  check_keys(t["stop"], {"rel_ci", "min_samples", "max_samples", "max_seconds", "race", "finalists",
-                         "warmup_replays"}, origin, "stop");
+  check_keys(t["stop"],
+             {"rel_ci", "min_samples", "max_samples", "max_seconds", "race", "finalists",
+              "warmup_replays"},
+             origin, "stop");
   check_keys(t["compile"], {"arch"}, origin, "compile");
   check_keys(t["test"], {"inject"}, origin, "test");
   Spec s;
@@ -135,8 +137,8 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
     if (sh.n <= 0 || sh.n % 16)
       fail(origin, fmt::format("{}: n = {} must be a positive multiple of 16", where, sh.n));
     if (sh.k <= 0 || sh.k % 128)
-      fail(origin, fmt::format("{}: k = {} must be a positive multiple of 128 (the group)", where,
-                               sh.k));
+      fail(origin,
+           fmt::format("{}: k = {} must be a positive multiple of 128 (the group)", where, sh.k));
     if (!seen.insert({sh.n, sh.k}).second)
       fail(origin, fmt::format("{}: shape ({}, {}) is listed twice", where, sh.n, sh.k));
     s.shapes.push_back(sh);
@@ -186,9 +188,12 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
 
   auto& st = s.stop;
   st.rel_ci = get_or<double>(t["stop"]["rel_ci"], st.rel_ci, origin, "stop.rel_ci");
-  st.min_samples = get_or<int>(t["stop"]["min_samples"], st.min_samples, origin, "stop.min_samples");
-  st.max_samples = get_or<int>(t["stop"]["max_samples"], st.max_samples, origin, "stop.max_samples");
-  st.max_seconds = get_or<double>(t["stop"]["max_seconds"], st.max_seconds, origin, "stop.max_seconds");
+  st.min_samples =
+      get_or<int>(t["stop"]["min_samples"], st.min_samples, origin, "stop.min_samples");
+  st.max_samples =
+      get_or<int>(t["stop"]["max_samples"], st.max_samples, origin, "stop.max_samples");
+  st.max_seconds =
+      get_or<double>(t["stop"]["max_seconds"], st.max_seconds, origin, "stop.max_seconds");
   st.race = get_or<bool>(t["stop"]["race"], st.race, origin, "stop.race");
   st.finalists = get_or<int>(t["stop"]["finalists"], st.finalists, origin, "stop.finalists");
   st.warmup_replays =

@@ -27,7 +27,9 @@ Summary summarize(std::span<const double> samples) {
   const double centre = static_cast<double>(n) / 2.0;
   const auto lo = static_cast<long>(std::floor(centre - half));
   const auto hi = static_cast<long>(std::ceil(centre + half)) + 1;
-  const auto clamp = [&](long r) { return static_cast<size_t>(std::clamp(r, 1L, static_cast<long>(n))) - 1; };
+  const auto clamp = [&](long r) {
+    return static_cast<size_t>(std::clamp(r, 1L, static_cast<long>(n))) - 1;
+  };
   s.ci_low = v[clamp(lo)];
   s.ci_high = v[clamp(hi)];
   return s;

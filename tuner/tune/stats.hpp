@@ -10,7 +10,7 @@ namespace r4::tune {
 struct Summary {
   int n = 0;
   double median = 0;
-  double ci_low = 0;   // 95% CI of the median
+  double ci_low = 0;  // 95% CI of the median
   double ci_high = 0;
   double min = 0;
   // Half-width of the CI relative to the median; +inf when n == 0.

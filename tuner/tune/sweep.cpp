@@ -35,19 +35,27 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 std::string dtype_of(kernels::KernelId id) {
   return id == kernels::KernelId::gemm_w4a8_nt ? "w4a8" : "w4a16";
 }
 
-db::Config to_db(const kernels::Config& c) { return {c.wv, c.sk, c.mb, c.npw, c.nt}; }
+db::Config to_db(const kernels::Config& c) {
+  return {c.wv, c.sk, c.mb, c.npw, c.nt};
+}
 
-json config_json(const kernels::Config& c) { return json::array({c.wv, c.sk, c.mb, c.npw, c.nt}); }
+json config_json(const kernels::Config& c) {
+  return json::array({c.wv, c.sk, c.mb, c.npw, c.nt});
+}
 
 // The commit the binary was built from (tuner/version.hpp, refreshed at every build): that is
 // what produced the numbers, whatever the current folder's git says.
-std::string git_commit() { return kGitCommit; }
+std::string git_commit() {
+  return kGitCommit;
+}
 
 std::string hostname() {
   char buf[256] = {};
@@ -182,69 +190,72 @@ void Sweep::compile_phase(Plan& plan, const gpu::Arch& arch, gpu::Backend& backe
   Progress prog(opt_.progress, "compile", reqs.size());
   std::size_t cached = 0, bad = 0, spilled = 0;
   const std::string compiler = backend.compiler_version();
-  CompileCache cache{
-      [&](const std::string& key) -> std::optional<gpu::CompileResult> {
-        auto row = store_.find_compile(key);
-        if (!row) return std::nullopt;
-        gpu::CompileResult r;
-        r.ok = row->status == db::CompileStatus::ok || row->status == db::CompileStatus::spills;
-        r.log = row->log;
-        r.binary = row->binary;
-        r.seconds = row->compile_seconds;
-        return r;
-      },
-      nullptr};
-  auto outcomes = compile_all(backend, reqs, cache, opt_.threads,
-                              [&](std::size_t i, const CompileOutcome& o) {
-    auto& u = plan.units[i];
-    u.key = o.key;
-    const std::string kname(kernels::name(u.id));
-    db::CompileRow row;
-    if (o.from_cache) {
-      ++cached;
-      auto existing = store_.find_compile(o.key);
-      u.compile_id = existing->id;
-      store_.link_compile(run_, u.compile_id);
-      row = *existing;
-    } else {
-      row.cache_key = o.key;
-      row.kernel = kname;
-      row.config = to_db(u.config);
-      row.arch = arch.name;
-      row.source_hash = db::sha256_hex(u.request.source);
-      for (const auto& op : o.result.options) row.options += op + "\n";
-      for (const auto& d : u.request.defines) row.options += "-D" + d + "\n";
-      row.compiler_version = compiler;
-      row.compile_seconds = o.result.seconds;
-      row.log = (u.injected.empty() ? "" : "TEST-INJECTED FAULT: " + u.injected + "\n") + o.result.log;
-      row.status = db::CompileStatus::compile_error;
-      if (o.result.ok) {
-        const auto it = o.result.resources.find(kname);
-        const gpu::Resources res = it != o.result.resources.end() ? it->second : gpu::Resources{};
-        row.registers = res.registers;
-        row.spill_bytes = res.spill_stores + res.spill_loads;
-        row.stack_bytes = res.stack_bytes;
-        row.shared_bytes = res.shared_bytes;
-        row.status = res.spills() ? db::CompileStatus::spills : db::CompileStatus::ok;
-        row.binary = o.result.binary;
-      }
-      u.compile_id = store_.insert_compile(row, run_);
-    }
-    u.ok = row.status == db::CompileStatus::ok;
-    if (row.status == db::CompileStatus::spills) ++spilled;
-    if (row.status == db::CompileStatus::compile_error) {
-      ++bad;
-      prog.note(fmt::format("compile failed: {} {}: {}", kname, kernels::to_string(u.config),
-                            row.log.substr(0, 300)));
-    }
-    if (u.ok && !binary_dir_.empty()) {
-      u.binary_path = binary_dir_ + "/" + u.key + ".bin";
-      std::ofstream(u.binary_path, std::ios::binary)
-          .write(reinterpret_cast<const char*>(row.binary.data()),
-                 static_cast<std::streamsize>(row.binary.size()));
-    }
-    prog.advance(1, fmt::format("{} cached, {} failed, {} spilled (pruned)", cached, bad, spilled));
-  });
+  CompileCache cache{[&](const std::string& key) -> std::optional<gpu::CompileResult> {
+                       auto row = store_.find_compile(key);
+                       if (!row) return std::nullopt;
+                       gpu::CompileResult r;
+                       r.ok = row->status == db::CompileStatus::ok ||
+                              row->status == db::CompileStatus::spills;
+                       r.log = row->log;
+                       r.binary = row->binary;
+                       r.seconds = row->compile_seconds;
+                       return r;
+                     },
+                     nullptr};
+  auto outcomes =
+      compile_all(backend, reqs, cache, opt_.threads, [&](std::size_t i, const CompileOutcome& o) {
+        auto& u = plan.units[i];
+        u.key = o.key;
+        const std::string kname(kernels::name(u.id));
+        db::CompileRow row;
+        if (o.from_cache) {
+          ++cached;
+          auto existing = store_.find_compile(o.key);
+          u.compile_id = existing->id;
+          store_.link_compile(run_, u.compile_id);
+          row = *existing;
+        } else {
+          row.cache_key = o.key;
+          row.kernel = kname;
+          row.config = to_db(u.config);
+          row.arch = arch.name;
+          row.source_hash = db::sha256_hex(u.request.source);
+          for (const auto& op : o.result.options) row.options += op + "\n";
+          for (const auto& d : u.request.defines) row.options += "-D" + d + "\n";
+          row.compiler_version = compiler;
+          row.compile_seconds = o.result.seconds;
+          row.log = (u.injected.empty() ? "" : "TEST-INJECTED FAULT: " + u.injected + "\n") +
+                    o.result.log;
+          row.status = db::CompileStatus::compile_error;
+          if (o.result.ok) {
+            const auto it = o.result.resources.find(kname);
+            const gpu::Resources res =
+                it != o.result.resources.end() ? it->second : gpu::Resources{};
+            row.registers = res.registers;
+            row.spill_bytes = res.spill_stores + res.spill_loads;
+            row.stack_bytes = res.stack_bytes;
+            row.shared_bytes = res.shared_bytes;
+            row.status = res.spills() ? db::CompileStatus::spills : db::CompileStatus::ok;
+            row.binary = o.result.binary;
+          }
+          u.compile_id = store_.insert_compile(row, run_);
+        }
+        u.ok = row.status == db::CompileStatus::ok;
+        if (row.status == db::CompileStatus::spills) ++spilled;
+        if (row.status == db::CompileStatus::compile_error) {
+          ++bad;
+          prog.note(fmt::format("compile failed: {} {}: {}", kname, kernels::to_string(u.config),
+                                row.log.substr(0, 300)));
+        }
+        if (u.ok && !binary_dir_.empty()) {
+          u.binary_path = binary_dir_ + "/" + u.key + ".bin";
+          std::ofstream(u.binary_path, std::ios::binary)
+              .write(reinterpret_cast<const char*>(row.binary.data()),
+                     static_cast<std::streamsize>(row.binary.size()));
+        }
+        prog.advance(
+            1, fmt::format("{} cached, {} failed, {} spilled (pruned)", cached, bad, spilled));
+      });
   (void)outcomes;
   prog.finish(fmt::format("{} compiled, {} from cache, {} failed, {} pruned for spills",
                           reqs.size() - cached, cached, bad, spilled));
@@ -302,8 +313,12 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
     auto it = checked_.find(key);
     if (it == checked_.end()) {
       worker::JobResult raw;
-      json req = {{"op", "verify"}, {"kernel", kname}, {"binary", u.binary_path},
-                  {"config", config_json(u.config)}, {"m", m}, {"seed", seed}};
+      json req = {{"op", "verify"},
+                  {"kernel", kname},
+                  {"binary", u.binary_path},
+                  {"config", config_json(u.config)},
+                  {"m", m},
+                  {"seed", seed}};
       if (!u.injected.empty()) req["injected"] = u.injected;  // a label; the kernel is the fault
       const auto rep = call(req, opt_.verify_timeout_ms, &raw);
       db::CheckRow c;
@@ -322,7 +337,8 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
         c.status = rep.value("fatal", false) ? db::CheckStatus::fault : db::CheckStatus::not_run;
         c.detail = rep.value("error", std::string("verify failed"));
       } else {
-        c.status = rep.at("pass").get<bool>() ? db::CheckStatus::pass : db::CheckStatus::wrong_result;
+        c.status =
+            rep.at("pass").get<bool>() ? db::CheckStatus::pass : db::CheckStatus::wrong_result;
         if (rep.contains("max_ratio") && rep["max_ratio"].is_number())
           c.max_error = rep["max_ratio"].get<double>();  // |err| / tol of the worst element
         c.tolerance = 1.0;
@@ -353,13 +369,15 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
   for (int attempt = 0; attempt < 8 && !cands.empty(); ++attempt) {
     json entries = json::array();
     for (auto* u : cands)
-      entries.push_back({{"kernel", std::string(kernels::name(u->id))}, {"binary", u->binary_path},
-                         {"config", config_json(u->config)}, {"injected", u->injected}});
+      entries.push_back({{"kernel", std::string(kernels::name(u->id))},
+                         {"binary", u->binary_path},
+                         {"config", config_json(u->config)},
+                         {"injected", u->injected}});
     for (const auto& b : baselines) entries.push_back({{"baseline", b}});
     worker::JobResult raw;
-    const auto prep = call({{"op", "race"}, {"m", m}, {"entries", entries},
-                            {"warmup", spec_.stop.warmup_replays}},
-                           600000, &raw);
+    const auto prep = call(
+        {{"op", "race"}, {"m", m}, {"entries", entries}, {"warmup", spec_.stop.warmup_replays}},
+        600000, &raw);
     if (!prep.value("ok", false))
       throw std::runtime_error(fmt::format("race setup failed for N={} K={} M={}: {}", sh.n, sh.k,
                                            m, prep.value("error", std::string())));
@@ -445,9 +463,10 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
       mr.ci_high_us = s.ci_high;
       mr.gbps = wbytes / (s.median * 1e-6) / 1e9;
       if (ceiling_gbps_ > 0) mr.pct_of_ceiling = 100.0 * *mr.gbps / ceiling_gbps_;
-      mr.detail = finalist ? fmt::format("finalist, re-measured; first pass median {:.3f} us over "
-                                         "{} samples",
-                                         e.summary.median, e.samples.size())
+      mr.detail = finalist ? fmt::format(
+                                 "finalist, re-measured; first pass median {:.3f} us over "
+                                 "{} samples",
+                                 e.summary.median, e.samples.size())
                            : std::string(e.status == EntryStatus::converged ? "converged"
                                          : e.status == EntryStatus::capped  ? "capped"
                                                                             : "raced out");
@@ -473,8 +492,8 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
       // Speedups use the baselines' re-measured medians, taken interleaved with the finalists.
       base_median[live_baselines[b]] = e.final_summary.median;
     }
-    const bool band_top = std::find(spec_.band_limits.begin(), spec_.band_limits.end(), m) !=
-                          spec_.band_limits.end();
+    const bool band_top =
+        std::find(spec_.band_limits.begin(), spec_.band_limits.end(), m) != spec_.band_limits.end();
     for (std::size_t g = 0; band_top && g < out.winners.size(); ++g) {
       const std::size_t wi = out.winners[g];
       if (wi >= cands.size()) continue;
@@ -502,9 +521,12 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
 }
 
 void Sweep::do_shape(Plan& plan, const ShapeSpec& sh) {
-  shape_request_ = {{"op", "shape"}, {"n", sh.n}, {"k", sh.k},
+  shape_request_ = {{"op", "shape"},
+                    {"n", sh.n},
+                    {"k", sh.k},
                     {"seed", static_cast<unsigned>(sh.n * 131 + sh.k)},
-                    {"llc_factor", spec_.pool.llc_factor}, {"llc_bytes", spec_.pool.llc_bytes},
+                    {"llc_factor", spec_.pool.llc_factor},
+                    {"llc_bytes", spec_.pool.llc_bytes},
                     {"max_bytes", spec_.pool.max_bytes}};
   shape_sent_ = false;  // the next call sends it
   ensure_worker();
@@ -526,12 +548,12 @@ bool Sweep::device_phase(Plan& plan) {
   c.run_id = run_;
   c.kind = db::BaselineKind::streaming_ceiling;
   c.gbps = ceiling_gbps_;
-  c.median_us = static_cast<double>(r.value("ceiling_bytes", std::int64_t{0})) /
-                (ceiling_gbps_ * 1e3);
+  c.median_us =
+      static_cast<double>(r.value("ceiling_bytes", std::int64_t{0})) / (ceiling_gbps_ * 1e3);
   c.n_samples = r.value("ceiling_samples", 0);
-  c.algo = fmt::format("grid-stride 16-byte reads of {} bytes; best sample {:.0f} GB/s",
-                       r.value("ceiling_bytes", std::int64_t{0}),
-                       r.value("ceiling_gbps_best", 0.0));
+  c.algo =
+      fmt::format("grid-stride 16-byte reads of {} bytes; best sample {:.0f} GB/s",
+                  r.value("ceiling_bytes", std::int64_t{0}), r.value("ceiling_gbps_best", 0.0));
   if (!have_ceiling) store_.insert_baseline(c);
 
   Progress prog(opt_.progress, "measure", spec_.shapes.size() * measured_ms(spec_).size());
@@ -557,26 +579,34 @@ void Sweep::print_summary() {
     json out = {{"run", run_},
                 {"ceiling_gbps", ceiling_gbps_},
                 {"counts",
-                 {{"compiles", counts.compiles}, {"checks", counts.checks},
-                  {"checks_failed", counts.checks_failed}, {"measurements", counts.measurements},
-                  {"samples", counts.samples}, {"winners", counts.winners}}},
+                 {{"compiles", counts.compiles},
+                  {"checks", counts.checks},
+                  {"checks_failed", counts.checks_failed},
+                  {"measurements", counts.measurements},
+                  {"samples", counts.samples},
+                  {"winners", counts.winners}}},
                 {"winners", json::array()}};
     for (const auto& w : winners)
-      out["winners"].push_back({{"kernel", w.kernel}, {"n", w.n}, {"k", w.k}, {"band", w.band_limit},
-                                {"config", {w.config.wv, w.config.sk, w.config.mb, w.config.npw, w.config.nt}},
-                                {"us", w.median_us},
-                                {"vs_bf16", w.speedup_vs_bf16.value_or(0)},
-                                {"vs_fp8", w.speedup_vs_fp8.value_or(0)}});
+      out["winners"].push_back(
+          {{"kernel", w.kernel},
+           {"n", w.n},
+           {"k", w.k},
+           {"band", w.band_limit},
+           {"config", {w.config.wv, w.config.sk, w.config.mb, w.config.npw, w.config.nt}},
+           {"us", w.median_us},
+           {"vs_bf16", w.speedup_vs_bf16.value_or(0)},
+           {"vs_fp8", w.speedup_vs_fp8.value_or(0)}});
     fmt::print("{}\n", out.dump(2));
     return;
   }
   if (opt_.progress == ProgressMode::quiet) return;
-  fmt::print("\nrun {}: {} compiles, {} checks ({} failed), {} measurements, {} samples, {} winners\n",
-             run_, counts.compiles, counts.checks, counts.checks_failed, counts.measurements,
-             counts.samples, counts.winners);
+  fmt::print(
+      "\nrun {}: {} compiles, {} checks ({} failed), {} measurements, {} samples, {} winners\n",
+      run_, counts.compiles, counts.checks, counts.checks_failed, counts.measurements,
+      counts.samples, counts.winners);
   if (ceiling_gbps_ > 0) fmt::print("streaming-read ceiling {:.0f} GB/s\n", ceiling_gbps_);
-  fmt::print("{:<14} {:<18} {:>5} {:<18} {:>9} {:>8} {:>8}\n", "kernel", "shape", "band",
-             "config", "us", "vs bf16", "vs fp8");
+  fmt::print("{:<14} {:<18} {:>5} {:<18} {:>9} {:>8} {:>8}\n", "kernel", "shape", "band", "config",
+             "us", "vs bf16", "vs fp8");
   for (const auto& w : winners)
     fmt::print("{:<14} {:<18} {:>5} {:<18} {:>9.2f} {:>7.2f}x {:>7.2f}x\n", w.kernel,
                store_.shape_name(run_, w.n, w.k), w.band_limit,
@@ -597,11 +627,11 @@ int Sweep::run() {
     auto r = worker_->call({{"op", "open"}, {"device", opt_.device}, {"ceiling", true}},
                            std::chrono::milliseconds(180000));
     if (r.status != worker::JobStatus::ok || !r.reply.value("ok", false)) {
-      fmt::print(stderr,
-                 "r4tune sweep: no GPU to time on ({}); use --compile-only to plan, compile and "
-                 "prune without one.\n",
-                 r.status == worker::JobStatus::ok ? r.reply.value("error", std::string("?"))
-                                                   : r.detail);
+      fmt::print(
+          stderr,
+          "r4tune sweep: no GPU to time on ({}); use --compile-only to plan, compile and "
+          "prune without one.\n",
+          r.status == worker::JobStatus::ok ? r.reply.value("error", std::string("?")) : r.detail);
       return 4;
     }
     worker_generation_ = worker_->starts();
@@ -611,8 +641,8 @@ int Sweep::run() {
   gpu::Arch arch;
   try {
     arch = gpu::Arch::from(!opt_.arch.empty() ? opt_.arch
-                           : device            ? device->arch.name
-                                               : spec_.compile_arch);
+                           : device           ? device->arch.name
+                                              : spec_.compile_arch);
   } catch (const std::invalid_argument& e) {
     fmt::print(stderr, "r4tune sweep: {}\n", e.what());
     return 2;
@@ -648,7 +678,8 @@ int Sweep::run() {
           r.device_id == device_id)
         run_ = r.id;  // list_runs is oldest first: the last match is the newest
     if (!run_) {
-      fmt::print(stderr, "r4tune sweep --resume: no unfinished run of spec '{}' on this device in {}\n",
+      fmt::print(stderr,
+                 "r4tune sweep --resume: no unfinished run of spec '{}' on this device in {}\n",
                  spec_.name, opt_.db_path);
       return 3;
     }
@@ -701,8 +732,9 @@ int Sweep::run() {
     store_.finish_run(run_, db::RunStatus::partial);
     store_.mark_partial(run_, "compile-only: nothing could be timed");
     if (opt_.progress != ProgressMode::quiet)
-      fmt::print(stderr, "compile-only: {} configs planned and compiled for {}; nothing was timed "
-                         "(no GPU{}). Run {} in {}.\n",
+      fmt::print(stderr,
+                 "compile-only: {} configs planned and compiled for {}; nothing was timed "
+                 "(no GPU{}). Run {} in {}.\n",
                  plan.units.size(), arch.name, device ? " asked for" : " present", run_,
                  opt_.db_path);
     if (opt_.json) print_summary();
@@ -734,9 +766,9 @@ int run_sweep(const SweepOptions& opt) {
     auto id = kernels::parse_kernel(row.kernel);
     auto arch = gpu::Arch::parse(row.arch);
     if (!id || !arch) return false;
-    return kernels::is_valid(*id, {row.config.wv, row.config.sk, row.config.mb, row.config.npw,
-                                   row.config.nt},
-                             *arch, {row.n, row.k, std::max(1, row.m)});
+    return kernels::is_valid(
+        *id, {row.config.wv, row.config.sk, row.config.mb, row.config.npw, row.config.nt}, *arch,
+        {row.n, row.k, std::max(1, row.m)});
   });
   Sweep s(opt, std::move(spec), store);
   return s.run();

@@ -2,7 +2,8 @@
 //   plan    the spec's kernels x config space x shapes x M, minus what is_valid rejects
 //   compile every config in parallel, cached in the database by content key; spills pruned
 //   verify  every compiled config at every (shape, M) it would be timed at, on fresh random
-//           inputs with a poisoned output, in the worker process; failures are recorded, never timed
+//           inputs with a poisoned output, in the worker process; failures are recorded, never
+//           timed
 //   measure per (shape, M, kernel): an interleaved race of the verified configs and the vendor
 //           baselines over a pool of cold copies (tuner/tune/race.hpp); finalists re-measured
 //   store   every compile, check, measurement with its samples, baseline and winner; one race's
@@ -23,10 +24,10 @@ struct SweepOptions {
   bool resume = false;
   bool compile_only = false;
   ProgressMode progress = ProgressMode::plain;
-  bool json = false;        // the closing summary as JSON on stdout
+  bool json = false;  // the closing summary as JSON on stdout
   int device = 0;
-  std::string arch;         // compile-only target; default: the device's, else the spec's
-  int threads = 0;          // compile threads; 0 = all cores
+  std::string arch;  // compile-only target; default: the device's, else the spec's
+  int threads = 0;   // compile threads; 0 = all cores
   std::vector<std::string> worker_argv;  // default: this binary's `worker` subcommand
   int verify_timeout_ms = 30000;
   int sample_timeout_ms = 30000;

@@ -96,14 +96,15 @@ struct Session {
     backend = gpu::make_cuda_backend();
     const int dev = r.value("device", 0);
     if (backend->device_count() <= dev) {
-      if (auto hip = gpu::make_hip_backend(); hip && hip->device_count() > dev) backend = std::move(hip);
-      else throw std::runtime_error("no GPU device " + std::to_string(dev) + ": " + backend->status());
+      if (auto hip = gpu::make_hip_backend(); hip && hip->device_count() > dev)
+        backend = std::move(hip);
+      else
+        throw std::runtime_error("no GPU device " + std::to_string(dev) + ": " + backend->status());
     }
     ctx = backend->open(dev);
     stream = ctx->create_stream();
     verifier = std::make_unique<kernels::Verifier>(*backend, *ctx, *stream);
-    json out = {{"device", gpu::to_json(ctx->info())},
-                {"compiler", backend->compiler_version()}};
+    json out = {{"device", gpu::to_json(ctx->info())}, {"compiler", backend->compiler_version()}};
     if (r.value("ceiling", true)) {
       const auto ceil = measure::measure_streaming_ceiling(*backend, *ctx);
       out["ceiling_gbps"] = ceil.gbps;
@@ -149,7 +150,9 @@ struct Session {
       cx.memset8(a_s.back().get(), 0x3C, static_cast<std::size_t>(m * 4), *stream);
     }
     stream->synchronize();
-    return {{"copies", copies}, {"bytes_per_copy", per_copy}, {"llc_bytes", llc},
+    return {{"copies", copies},
+            {"bytes_per_copy", per_copy},
+            {"llc_bytes", llc},
             {"weight_bytes", wbytes}};
   }
 
@@ -157,10 +160,10 @@ struct Session {
     const auto id = kernel_of(r);
     const auto cfg = config_of(r);
     auto& kern = kernel(r.at("binary").get<std::string>(), id);
-    const auto out = verifier->check(id, kern, cfg, r.at("m").get<std::int64_t>(),
-                                     r.value("seed", 7u));
-    return {{"pass", out.pass}, {"bad", out.bad}, {"max_ratio", out.max_ratio},
-            {"detail", out.detail}};
+    const auto out =
+        verifier->check(id, kern, cfg, r.at("m").get<std::int64_t>(), r.value("seed", 7u));
+    return {
+        {"pass", out.pass}, {"bad", out.bad}, {"max_ratio", out.max_ratio}, {"detail", out.detail}};
   }
 
   json race(const json& r) {
@@ -175,7 +178,8 @@ struct Session {
       std::string note;
       if (e.contains("baseline")) {
         const auto bname = e.at("baseline").get<std::string>();
-        const auto kind = bname == "bf16" ? kernels::BaselineKind::bf16 : kernels::BaselineKind::fp8_block;
+        const auto kind =
+            bname == "bf16" ? kernels::BaselineKind::bf16 : kernels::BaselineKind::fp8_block;
         auto& b = baselines[bname];
         if (!b) b = kernels::make_cublaslt_baseline(kind, cx, *stream);
         entry.baseline = b->prepare(s, kernels::TimingSpec{}, note);
@@ -201,7 +205,8 @@ struct Session {
               const auto u = static_cast<std::size_t>(i);
               const kernels::W4Weights w{wq[u].get(), wsz[u].get()};
               if (id == kernels::KernelId::gemm_w4a16_nt) {
-                kernels::launch_gemm_w4a16(*kern, cfg, arch, s, a_f16[u].get(), w, c[u].get(), wsp, st);
+                kernels::launch_gemm_w4a16(*kern, cfg, arch, s, a_f16[u].get(), w, c[u].get(), wsp,
+                                           st);
               } else {
                 // What serving pays for the int8 path: quantise the activations, then the GEMM.
                 kernels::launch_quant_act(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(), st);

@@ -41,7 +41,9 @@ WorkerProcess::WorkerProcess(std::vector<std::string> argv) : argv_(std::move(ar
   ::signal(SIGPIPE, SIG_IGN);
 }
 
-WorkerProcess::~WorkerProcess() { stop(); }
+WorkerProcess::~WorkerProcess() {
+  stop();
+}
 
 void WorkerProcess::start() {
   int in[2], out[2], err[2];

@@ -41,7 +41,7 @@ class WorkerProcess {
 
  private:
   [[nodiscard]] JobResult call_untraced(const nlohmann::json& request,
-                                       std::chrono::milliseconds deadline);
+                                        std::chrono::milliseconds deadline);
   void start();
   void kill_now();
   std::string drain_stderr();

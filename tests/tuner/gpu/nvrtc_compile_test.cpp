@@ -18,7 +18,8 @@ CompileRequest axpy_request(const std::string& arch) {
   req.source = kAxpy;
   req.source_name = "axpy.cu";
   req.arch = Arch::from(arch);
-  req.headers = {{"lib/scale.h", "__device__ inline float scale(float a, float x) { return a * x; }"}};
+  req.headers = {
+      {"lib/scale.h", "__device__ inline float scale(float a, float x) { return a * x; }"}};
   return req;
 }
 }  // namespace

@@ -41,8 +41,10 @@ TEST(ResourceReport, ParsesAmdgpuRemarks) {
       "remark: t.hip:1:0:     SGPRs: 10 [-Rpass-analysis=kernel-resource-usage]\n"
       "remark: t.hip:1:0:     VGPRs: 12 [-Rpass-analysis=kernel-resource-usage]\n"
       "remark: t.hip:1:0:     VGPRs Spill: 2 [-Rpass-analysis=kernel-resource-usage]\n"
-      "remark: t.hip:1:0:     ScratchSize [bytes/lane]: 16 [-Rpass-analysis=kernel-resource-usage]\n"
-      "remark: t.hip:1:0:     LDS Size [bytes/block]: 512 [-Rpass-analysis=kernel-resource-usage]\n");
+      "remark: t.hip:1:0:     ScratchSize [bytes/lane]: 16 "
+      "[-Rpass-analysis=kernel-resource-usage]\n"
+      "remark: t.hip:1:0:     LDS Size [bytes/block]: 512 "
+      "[-Rpass-analysis=kernel-resource-usage]\n");
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r["k"].registers, 12);
   EXPECT_EQ(r["k"].spill_stores, 8);

@@ -35,7 +35,8 @@ TEST(CompilePool, CompilesInParallelThenServesTheCache) {
                      [&](const std::string& k, const gpu::CompileResult& r) { store[k] = r; }};
   const auto reqs = requests(6);
   std::size_t seen = 0;
-  auto first = compile_all(*be, reqs, cache, 2, [&](std::size_t, const CompileOutcome&) { ++seen; });
+  auto first =
+      compile_all(*be, reqs, cache, 2, [&](std::size_t, const CompileOutcome&) { ++seen; });
   EXPECT_EQ(seen, reqs.size());
   ASSERT_EQ(first.size(), reqs.size());
   for (std::size_t i = 0; i + 1 < reqs.size(); ++i) {

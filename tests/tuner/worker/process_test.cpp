@@ -8,7 +8,9 @@ namespace r4::worker {
 
 namespace {
 using std::chrono::milliseconds;
-WorkerProcess make() { return WorkerProcess({std::string(R4_BINARY_ROOT) + "/tests/tuner/fake_worker"}); }
+WorkerProcess make() {
+  return WorkerProcess({std::string(R4_BINARY_ROOT) + "/tests/tuner/fake_worker"});
+}
 }  // namespace
 
 TEST(WorkerProcess, AnswersAndKeepsOneProcessAcrossJobs) {

@@ -39,11 +39,17 @@ int main() {
     if (const char* e = std::getenv("R4_REPLAY_NO_DEVICE"); e && *e == '1')
       return {{"ok", false}, {"error", "no GPU (replay worker told to have none)"}};
     return {{"device",
-             {{"name", "REPLAY (synthetic timings, not a GPU)"}, {"vendor", "nvidia"},
-              {"arch", "sm_90"}, {"multiprocessors", 132}, {"l2_bytes", 62914560},
-              {"llc_bytes", 62914560}, {"memory_bytes", 150109880320}}},
-            {"ceiling_gbps", 4000.0}, {"ceiling_gbps_best", 4010.0},
-            {"ceiling_bytes", 1073741824}, {"ceiling_samples", 15}};
+             {{"name", "REPLAY (synthetic timings, not a GPU)"},
+              {"vendor", "nvidia"},
+              {"arch", "sm_90"},
+              {"multiprocessors", 132},
+              {"l2_bytes", 62914560},
+              {"llc_bytes", 62914560},
+              {"memory_bytes", 150109880320}}},
+            {"ceiling_gbps", 4000.0},
+            {"ceiling_gbps_best", 4010.0},
+            {"ceiling_bytes", 1073741824},
+            {"ceiling_samples", 15}};
   };
   h["shape"] = [](const json&) { return json{{"copies", 4}}; };
   h["verify"] = [](const json& r) -> json {
