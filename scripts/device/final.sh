@@ -1,43 +1,87 @@
 #!/usr/bin/env bash
 # One device call for the acceptance runs on the H200 (through the device tool), binaries built
 # here carried in .device/bin (scripts/device/pack.sh); everything lands in $OUT:
-#   gpu-labelled tests; the smoke sweep with injected faults and its failing checks; kill -9
-#   during a sweep then --resume; `r4tune sweep configs/dflash.toml` cold, then again on the warm
-#   cache (a second, independent run); the tables and the report of the first run.
+#   1. gpu-labelled tests (tuner, kernels, r4d);
+#   2. the smoke sweep with injected faults (out-of-bounds, never-ending, wrong scale);
+#   3. `r4tune sweep configs/dflash.toml` from a cold database, then again on the warm cache
+#      (an independent second run), winners of the two compared;
+#   4. kill -9 during measurement of a third run, then --resume, counts against run 1;
+#   5. r4d: Python module built there, the torch test, r4d_bench (in parallel with step 4's
+#      CPU-light part, never with a timed sweep).
 set -uo pipefail
 B=.device/bin
 OUT=${OUT:-/tmp/r4out}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export PATH=/usr/local/cuda/bin:$PATH
 q() { python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(*r, sep=' | ') for r in c.execute(sys.argv[2])]" "$@"; }
+counts() { q "$1" "select $2, (select count(*) from checks where run_id=$2), (select count(*) from checks where run_id=$2 and status!='pass'), (select count(*) from measurements where run_id=$2), (select count(*) from winners where run_id=$2), (select count(*) from baselines where run_id=$2), (select status from runs where id=$2)"; }
+L="$OUT/final.log"
 {
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
+  date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
   echo "== gpu-labelled tests"
-  for t in tuner_gpu_runtime_test kernels_gpu_check_test; do $B/$t --gtest_brief=1; echo "$t rc=$?"; done
+  for t in tuner_gpu_runtime_test kernels_gpu_check_test r4d_launch_gpu_test r4d_graph_gpu_test; do
+    timeout 180 $B/$t --gtest_brief=1 2>&1 | tail -4; echo "$t rc=${PIPESTATUS[0]}"
+  done
   echo "== smoke sweep with injected faults"
-  /usr/bin/time -f "smoke wall %e s" $B/r4tune sweep configs/test/smoke.toml --db /tmp/s.db --plain \
-    --verify-timeout-ms 5000 2>&1 | grep -vE "^(compile|measure) "
-  q /tmp/s.db "select c.status, c.n, c.m, substr(c.detail,1,140) from checks c where c.status != 'pass'"
-  echo "== kill -9 during the smoke sweep, then --resume"
-  cp /tmp/s.db /tmp/k.db
-  $B/r4tune sweep configs/test/smoke.toml --db /tmp/k.db --plain --verify-timeout-ms 5000 >/tmp/k1.log 2>&1 &
+  timeout 240 /usr/bin/time -f "smoke wall %e s" $B/r4tune sweep configs/test/smoke.toml --db /tmp/s.db \
+    --plain --verify-timeout-ms 5000 2>&1 | grep -vE "^(compile|measure) "
+  echo "smoke rc=${PIPESTATUS[0]}"
+  q /tmp/s.db "select c.status, c.n, c.m, substr(c.detail,1,160) from checks c where c.status != 'pass'"
+  q /tmp/s.db "select status, count(*) from measurements group by 1"
+  echo "== dflash sweep, cold database"
+  timeout 480 /usr/bin/time -f "dflash cold wall %e s" $B/r4tune sweep configs/dflash.toml --db /tmp/d.db --plain 2>&1 | grep -vE "^(compile|measure) "
+  echo "== dflash sweep again, warm compile cache (an independent second run)"
+  timeout 300 /usr/bin/time -f "dflash warm wall %e s" $B/r4tune sweep configs/dflash.toml --db /tmp/d.db --plain 2>&1 | grep -vE "^(compile|measure) " | grep -E "^(plan|run|time|stream)|wall"
+  echo "== winners, run 1 against run 2 (re-measured medians)"
+  q /tmp/d.db "select a.kernel, a.n, a.k, a.band_limit, round(a.median_us,2), round(b.median_us,2), round(100*(b.median_us-a.median_us)/a.median_us,2) from winners a join winners b on a.kernel=b.kernel and a.n=b.n and a.k=b.k and a.band_limit=b.band_limit where a.run_id=1 and b.run_id=2"
+  q /tmp/d.db "select 'max |diff| %', max(abs(100*(b.median_us-a.median_us)/a.median_us)) from winners a join winners b on a.kernel=b.kernel and a.n=b.n and a.k=b.k and a.band_limit=b.band_limit where a.run_id=1 and b.run_id=2"
+} >"$L" 2>&1
+
+# r4d's Python module builds (CPU) while the kill/resume run measures: that run is not timed.
+(
+  set -e
+  mkdir -p /tmp/r4d-src && tar -xf $B/src.tar -C /tmp/r4d-src
+  cmake -S /tmp/r4d-src/kernels/r4d -B /tmp/r4d-py -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DPython_EXECUTABLE="$(command -v python3)" \
+    -Dpybind11_DIR="$(python3 -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
+    -DR4D_CUDA_ARCHITECTURES=90
+  cmake --build /tmp/r4d-py -j 8
+) >"$OUT/pybuild.log" 2>&1 &
+PB=$!
+
+{
+  echo "== kill -9 during measurement of run 3 (warm cache), then --resume"
+  cp /tmp/d.db /tmp/k.db
+  $B/r4tune sweep configs/dflash.toml --db /tmp/k.db --plain >/tmp/k1.log 2>&1 &
   P=$!
-  sleep 9
+  for i in $(seq 1 600); do
+    n=$(q /tmp/k.db "select count(*) from measurements where run_id=3" 2>/dev/null || echo 0)
+    [[ ${n:-0} -ge 2000 ]] && break
+    sleep 0.2
+  done
+  echo "measurements of run 3 stored before the kill: $n"
   kill -9 $P; pkill -9 -f "r4tune worker"; sleep 1
   q /tmp/k.db "select id, status from runs"
   q /tmp/k.db "pragma integrity_check"
-  $B/r4tune sweep configs/test/smoke.toml --db /tmp/k.db --plain --verify-timeout-ms 5000 --resume 2>&1 | tail -3
-  for r in 1 2; do q /tmp/k.db "select $r, (select count(*) from checks where run_id=$r), (select count(*) from measurements where run_id=$r), (select count(*) from winners where run_id=$r), (select count(*) from baselines where run_id=$r), (select status from runs where id=$r)"; done
+  timeout 300 $B/r4tune sweep configs/dflash.toml --db /tmp/k.db --plain --resume 2>&1 | grep -E "^(plan|run|time)|finished"
+  echo "run | checks | failed | measurements | winners | baselines | status"
+  counts /tmp/k.db 1; counts /tmp/k.db 3
   q /tmp/k.db "pragma integrity_check"
-  echo "== dflash sweep, cold database"
-  /usr/bin/time -f "dflash cold wall %e s" $B/r4tune sweep configs/dflash.toml --db /tmp/d.db --plain 2>&1 | grep -vE "^(compile|measure) "
-  echo "== dflash sweep again, warm compile cache (an independent second run)"
-  /usr/bin/time -f "dflash warm wall %e s" $B/r4tune sweep configs/dflash.toml --db /tmp/d.db --plain 2>&1 | grep -vE "^(compile|measure) " | head -8
-  q /tmp/d.db "select a.kernel, a.n, a.k, a.band_limit, round(a.median_us,2), round(b.median_us,2), round(100*(b.median_us-a.median_us)/a.median_us,2) from winners a join winners b on a.kernel=b.kernel and a.n=b.n and a.k=b.k and a.band_limit=b.band_limit where a.run_id=1 and b.run_id=2"
-} >"$OUT/final.log" 2>&1
+} >>"$L" 2>&1
+
+wait $PB
+{
+  echo "== r4d: python module build rc=$? (log pybuild.log)"
+  R4D_PYTHON_PATH=/tmp/r4d-py timeout 200 python3 /tmp/r4d-src/tests/r4d/test_r4d_torch.py 2>&1 | tail -8
+  echo "torch test rc=${PIPESTATUS[0]}"
+  timeout 150 $B/r4d_bench all 3 16,32,48,64 2>&1
+  echo "bench rc=$?"
+} >>"$L" 2>&1
+
 $B/r4tune emit --run 1 --db /tmp/d.db --format python --out "$OUT/h200_tables.py"
 $B/r4tune emit --run 1 --db /tmp/d.db --format cpp --out "$OUT/h200_tables.hpp"
-$B/r4tune emit --run 1 --db /tmp/d.db --format json --out "$OUT/h200_tables.json"
 $B/r4tune report --run 1 --db /tmp/d.db --html "$OUT/report.html" --csv "$OUT/report.csv"
 gzip -c /tmp/d.db >"$OUT/dflash.db.gz"
-grep -E "rc=|wall|integrity|^[12] \|" "$OUT/final.log"
+gzip -c /tmp/s.db >"$OUT/smoke.db.gz"
+grep -E "rc=|wall|integrity|^time|^[13] \||max \|diff|before the kill|ratio" "$L"

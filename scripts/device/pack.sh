@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Copies the binaries a device run needs into .device/bin (git-ignored; carried by the device
-# tool). Kernel sources are embedded in the binaries, so nothing else is needed.
+# Copies what a device run needs into .device/bin (git-ignored; carried by the device tool):
+# r4tune, r4kern, the gpu-labelled test binaries, r4d_bench, and src.tar (a git archive of HEAD,
+# for building r4d's Python module against the device's python and torch). Kernel sources are
+# embedded in the binaries, so nothing else is needed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .device/bin
+rm -f .device/bin/*
 cp build/tuner/r4tune .device/bin/
 for t in build/tests/tuner/tuner_gpu_runtime_test build/tests/kernels/kernels_gpu_check_test \
-         build/kernels/r4kern; do
+         build/kernels/r4kern build/tests/r4d/r4d_launch_gpu_test build/tests/r4d/r4d_graph_gpu_test \
+         build/kernels/r4d/r4d_bench; do
   [[ -f $t ]] && cp "$t" .device/bin/
 done
 strip --strip-debug .device/bin/*
+git archive --format=tar -o .device/bin/src.tar HEAD
 du -sh .device/bin

@@ -79,11 +79,16 @@ def dequantize(q, scale, group=GROUP):
     return (q.reshape(N, K // group, group).float() * s16[..., None]).reshape(N, K)
 
 
+QUANTISER = []  # which quantiser ran, printed with the results
+
+
 def quantize(W):
     try:
         q, s = r4d.quantize(W.cpu().numpy(), group=GROUP, clip_steps=20)
+        QUANTISER.append("r4d.quantize")
         return torch.from_numpy(q).to(W.device), torch.from_numpy(s).to(W.device)
     except NotImplementedError:
+        QUANTISER.append("seed torch quantiser")
         return seed_quantize(W)
 
 
@@ -217,4 +222,5 @@ def test_r4d_torch():
 
 if __name__ == "__main__":
     test_r4d_torch()
+    print("quantiser:", sorted(set(QUANTISER)))
     print("PASS")

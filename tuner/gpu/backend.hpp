@@ -31,6 +31,9 @@ class Graph {
  public:
   virtual ~Graph() = default;
   virtual void launch(Stream& s) = 0;
+  // Uploads the executable graph ahead of its first launch, in stream order, without running it.
+  // False where the runtime has no such call (HIP before 5.3): then the first launch uploads.
+  virtual bool upload(Stream& s) = 0;
 };
 
 class Stream {

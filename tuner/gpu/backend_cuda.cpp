@@ -51,6 +51,7 @@ struct DriverApi {
   decltype(&cuStreamEndCapture) end_capture{};
   decltype(&cuGraphInstantiateWithFlags) graph_instantiate{};
   decltype(&cuGraphLaunch) graph_launch{};
+  decltype(&cuGraphUpload) graph_upload{};
   decltype(&cuGraphExecDestroy) graph_exec_destroy{};
   decltype(&cuGraphDestroy) graph_destroy{};
   decltype(&cuEventCreate) event_create{};
@@ -99,6 +100,7 @@ struct DriverApi {
     lib.bind(end_capture, "cuStreamEndCapture");
     lib.bind(graph_instantiate, "cuGraphInstantiateWithFlags");
     lib.bind(graph_launch, "cuGraphLaunch");
+    lib.bind(graph_upload, "cuGraphUpload");
     lib.bind(graph_exec_destroy, "cuGraphExecDestroy");
     lib.bind(graph_destroy, "cuGraphDestroy");
     lib.bind(event_create, "cuEventCreate");
@@ -203,6 +205,10 @@ class CudaGraph final : public Graph {
   }
   void launch(Stream& s) override {
     R4_CU(driver().graph_launch(exec_, reinterpret_cast<CUstream>(s.native())), "cuGraphLaunch");
+  }
+  bool upload(Stream& s) override {
+    R4_CU(driver().graph_upload(exec_, reinterpret_cast<CUstream>(s.native())), "cuGraphUpload");
+    return true;
   }
 
  private:

@@ -53,6 +53,9 @@ struct HipApi {
   decltype(&hipStreamEndCapture) end_capture{};
   decltype(&hipGraphInstantiate) graph_instantiate{};
   decltype(&hipGraphLaunch) graph_launch{};
+  // hipGraphUpload arrived in HIP 5.3; Debian's 5.2 lacks it, so it is looked up, not required.
+  using GraphUploadFn = hipError_t (*)(hipGraphExec_t, hipStream_t);
+  GraphUploadFn graph_upload{};
   decltype(&hipGraphExecDestroy) graph_exec_destroy{};
   decltype(&hipGraphDestroy) graph_destroy{};
   decltype(&hipEventCreate) event_create{};
@@ -99,6 +102,7 @@ struct HipApi {
     lib.bind(end_capture, "hipStreamEndCapture");
     lib.bind(graph_instantiate, "hipGraphInstantiate");
     lib.bind(graph_launch, "hipGraphLaunch");
+    graph_upload = reinterpret_cast<GraphUploadFn>(lib.find("hipGraphUpload"));
     lib.bind(graph_exec_destroy, "hipGraphExecDestroy");
     lib.bind(graph_destroy, "hipGraphDestroy");
     lib.bind(event_create, "hipEventCreate");
@@ -199,6 +203,11 @@ class HipGraph final : public Graph {
   }
   void launch(Stream& s) override {
     R4_HIP(hip().graph_launch(exec_, reinterpret_cast<hipStream_t>(s.native())), "hipGraphLaunch");
+  }
+  bool upload(Stream& s) override {
+    if (!hip().graph_upload) return false;
+    R4_HIP(hip().graph_upload(exec_, reinterpret_cast<hipStream_t>(s.native())), "hipGraphUpload");
+    return true;
   }
 
  private:

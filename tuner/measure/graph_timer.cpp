@@ -2,17 +2,20 @@
 
 namespace r4::measure {
 
-GraphTimer::GraphTimer(gpu::Context& ctx, gpu::Stream& stream, int copies,
+GraphTimer::GraphTimer(gpu::Context& ctx, gpu::Stream& stream, int first, int count,
                        const std::function<void(int, gpu::Stream&)>& enqueue)
-    : stream_(stream), copies_(copies) {
+    : stream_(stream), count_(count) {
   stream_.begin_capture();
   try {
-    for (int i = 0; i < copies; ++i) enqueue(i, stream_);
+    for (int i = first; i < first + count; ++i) enqueue(i, stream_);
   } catch (...) {
     (void)stream_.end_capture();
     throw;
   }
   graph_ = stream_.end_capture();
+  // A graph not uploaded is uploaded by its first launch, in stream order: between the events of
+  // the first sample, if nothing replays it before (CUDA driver API, cuGraphUpload).
+  uploaded_ = graph_->upload(stream_);
   start_ = ctx.create_event();
   stop_ = ctx.create_event();
 }
@@ -29,7 +32,7 @@ double GraphTimer::sample_us() {
   stop_->synchronize();
   const double ms = stop_->elapsed_ms_since(*start_);
   device_s_ += ms * 1e-3;
-  return ms * 1e3 / copies_;
+  return ms * 1e3 / count_;
 }
 
 }  // namespace r4::measure

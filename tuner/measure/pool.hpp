@@ -20,4 +20,28 @@ namespace r4::measure {
   return static_cast<int>(std::clamp<std::int64_t>(n, 2, 100000));
 }
 
+// Screening a few hundred candidates per (shape, M) with a replay of the whole pool per sample
+// costs most of a sweep (the H200 dflash run of 2026-11-30: ~47 s of its 130 s measuring went to
+// full-pool samples and ~46 s to full-pool warm-ups). A screening sample therefore replays one
+// slice of the pool, the slices taken in turn from one cursor shared by every entry of the race,
+// so between two uses of a copy the other slices are read: (slices - 1) x slice_len copies, which
+// is at least half the pool when slices >= 2, i.e. >= llc_factor / 2 x the LLC (2x by default).
+// A slice holds at least `min_launches` launches (or the whole pool), so that the graph's fixed
+// launch cost stays small per launch. Finalists and baselines are still timed over the whole pool.
+struct PoolSlices {
+  int copies = 0;     // the pool, rounded up to slices x slice_len (never smaller than asked)
+  int slices = 1;     // 1: every sample replays the whole pool
+  int slice_len = 0;  // launches per screening sample
+};
+
+[[nodiscard]] inline PoolSlices slice_pool(int copies, int max_slices = 4, int min_launches = 8) {
+  PoolSlices p;
+  copies = std::max(copies, 1);
+  max_slices = std::max(max_slices, 1);
+  p.slice_len = std::max((copies + max_slices - 1) / max_slices, std::min(copies, min_launches));
+  p.slices = (copies + p.slice_len - 1) / p.slice_len;
+  p.copies = p.slices * p.slice_len;
+  return p;
+}
+
 }  // namespace r4::measure

@@ -14,7 +14,7 @@ namespace {
 void run_phase(Sampler& sampler, const std::vector<std::size_t>& ids,
                const std::vector<bool>& raceable, const std::vector<int>& grp, const StopSpec& stop,
                std::mt19937_64& rng, std::vector<std::vector<double>*>& out,
-               std::vector<EntryStatus>& status, double time_cap_s) {
+               std::vector<EntryStatus>& status, double time_cap_s, bool whole_pool) {
   std::vector<bool> live(ids.size(), true);
   const double t0 = sampler.device_seconds();
   for (int round = 0;; ++round) {
@@ -23,10 +23,13 @@ void run_phase(Sampler& sampler, const std::vector<std::size_t>& ids,
       if (live[j]) order.push_back(j);
     if (order.empty()) return;
     std::shuffle(order.begin(), order.end(), rng);
-    for (std::size_t j : order) out[j]->push_back(sampler.sample(ids[j]));
+    for (std::size_t j : order) out[j]->push_back(sampler.sample(ids[j], whole_pool));
 
     const bool over_time = sampler.device_seconds() - t0 > time_cap_s;
-    if (round + 1 < stop.min_samples && !over_time) continue;
+    // No decision before race_after samples (racing) or min_samples (stopping), unless out of time.
+    const int first_decision =
+        stop.race ? std::min(stop.race_after, stop.min_samples) : stop.min_samples;
+    if (round + 1 < first_decision && !over_time) continue;
     std::vector<Summary> sum(ids.size());
     for (std::size_t j = 0; j < ids.size(); ++j) sum[j] = summarize(*out[j]);
     // Per group, the best raceable candidate (live or finished) by upper CI bound.
@@ -43,7 +46,8 @@ void run_phase(Sampler& sampler, const std::vector<std::size_t>& ids,
       if (stop.race && raceable[j] && g < best_hi.size() && sum[j].ci_low > best_hi[g]) {
         status[j] = EntryStatus::raced_out;
         live[j] = false;
-      } else if (sum[j].rel_half_width() <= stop.rel_ci) {
+      } else if (static_cast<int>(out[j]->size()) >= stop.min_samples &&
+                 sum[j].rel_half_width() <= stop.rel_ci) {
         status[j] = EntryStatus::converged;
         live[j] = false;
       } else if (static_cast<int>(out[j]->size()) >= stop.max_samples || over_time) {
@@ -77,7 +81,8 @@ RaceOutcome race(Sampler& sampler, std::size_t n_candidates, std::size_t n_basel
     std::vector<std::vector<double>*> out(n);
     for (std::size_t i = 0; i < n; ++i) out[i] = &r.entries[i].samples;
     std::vector<EntryStatus> status(n, EntryStatus::capped);
-    run_phase(sampler, ids, raceable, group, stop, rng, out, status, 0.75 * stop.max_seconds);
+    run_phase(sampler, ids, raceable, group, stop, rng, out, status, 0.75 * stop.max_seconds,
+              false);
     for (std::size_t i = 0; i < n; ++i) {
       r.entries[i].status = status[i];
       r.entries[i].summary = summarize(r.entries[i].samples);
@@ -112,7 +117,7 @@ RaceOutcome race(Sampler& sampler, std::size_t n_candidates, std::size_t n_basel
     StopSpec second = stop;
     second.race = false;
     run_phase(sampler, ids, raceable, grp, second, rng, out, status,
-              std::max(0.25 * stop.max_seconds, 1e-9));
+              std::max(0.25 * stop.max_seconds, 1e-9), true);
     for (std::size_t id : ids) r.entries[id].final_summary = summarize(r.entries[id].remeasured);
   }
   const auto by_final = [&](std::size_t a, std::size_t b) {

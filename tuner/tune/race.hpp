@@ -4,8 +4,8 @@
 //    ordering bias (triton #2306) spread over all entries and every ratio is a same-run ratio;
 //  - an entry stops once its median's 95% CI half-width is within stop.rel_ci of the median, or
 //    at stop.max_samples, or when the race's time cap is hit (nvbench's stdrel criterion);
-//  - racing: a candidate whose CI lies wholly above the current best's CI is dropped
-//    (hipblaslt-bench --skip_slow_solution_ratio, made statistical);
+//  - racing: a candidate whose CI lies wholly above the current best's CI is dropped, from
+//    stop.race_after samples on (hipblaslt-bench --skip_slow_solution_ratio, made statistical);
 //  - the best `finalists` are then re-measured together, interleaved with the baselines, and the
 //    re-measured medians pick the winner.
 #pragma once
@@ -20,11 +20,13 @@
 namespace r4::tune {
 
 // Takes one timing sample of entry i (microseconds per launch). Entries [0, n_candidates) are
-// candidates, the rest baselines. device_seconds() is the device time spent so far (for caps).
+// candidates, the rest baselines. `whole_pool` is false while screening (a sampler may then time
+// a slice of its pool, measure/pool.hpp) and true for the finalists' re-measurement, whose
+// times are the ones reported. device_seconds() is the device time spent so far (for caps).
 class Sampler {
  public:
   virtual ~Sampler() = default;
-  [[nodiscard]] virtual double sample(std::size_t entry) = 0;
+  [[nodiscard]] virtual double sample(std::size_t entry, bool whole_pool) = 0;
   [[nodiscard]] virtual double device_seconds() const = 0;
 };
 

@@ -103,10 +103,10 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
                                k.str()));
   }
   check_keys(t["bands"], {"limits", "extra_m"}, origin, "bands");
-  check_keys(t["pool"], {"llc_factor", "llc_bytes", "max_bytes"}, origin, "pool");
+  check_keys(t["pool"], {"llc_factor", "llc_bytes", "max_bytes", "screen_slices"}, origin, "pool");
   check_keys(t["stop"],
-             {"rel_ci", "min_samples", "max_samples", "max_seconds", "race", "finalists",
-              "warmup_replays"},
+             {"rel_ci", "min_samples", "race_after", "max_samples", "max_seconds", "race",
+              "finalists", "warmup_replays"},
              origin, "stop");
   check_keys(t["compile"], {"arch"}, origin, "compile");
   check_keys(t["test"], {"inject"}, origin, "test");
@@ -185,11 +185,15 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   s.pool.llc_bytes = get_or<std::int64_t>(t["pool"]["llc_bytes"], 0, origin, "pool.llc_bytes");
   s.pool.max_bytes =
       get_or<std::int64_t>(t["pool"]["max_bytes"], 32LL << 30, origin, "pool.max_bytes");
+  s.pool.screen_slices = get_or<int>(t["pool"]["screen_slices"], 4, origin, "pool.screen_slices");
+  if (s.pool.screen_slices < 1 || s.pool.screen_slices > 64)
+    fail(origin, "pool.screen_slices must be in 1..64 (1: screen over the whole pool)");
 
   auto& st = s.stop;
   st.rel_ci = get_or<double>(t["stop"]["rel_ci"], st.rel_ci, origin, "stop.rel_ci");
   st.min_samples =
       get_or<int>(t["stop"]["min_samples"], st.min_samples, origin, "stop.min_samples");
+  st.race_after = get_or<int>(t["stop"]["race_after"], st.race_after, origin, "stop.race_after");
   st.max_samples =
       get_or<int>(t["stop"]["max_samples"], st.max_samples, origin, "stop.max_samples");
   st.max_seconds =
@@ -201,6 +205,9 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   if (st.rel_ci <= 0 || st.rel_ci > 0.5) fail(origin, "stop.rel_ci must be in (0, 0.5]");
   if (st.min_samples < 3) fail(origin, "stop.min_samples must be >= 3");
   if (st.max_samples < st.min_samples) fail(origin, "stop.max_samples must be >= min_samples");
+  if (st.race_after < 2 || st.race_after > st.min_samples)
+    fail(origin, "stop.race_after must be in 2..min_samples");
+  if (st.warmup_replays < 0) fail(origin, "stop.warmup_replays must be >= 0");
   if (st.finalists < 1) fail(origin, "stop.finalists must be >= 1");
 
   s.compile_arch = get_or<std::string>(t["compile"]["arch"], "sm_90", origin, "compile.arch");

@@ -31,16 +31,18 @@ struct PoolSpec {
   double llc_factor = 4.0;     // pool bytes >= llc_factor x last-level cache
   std::int64_t llc_bytes = 0;  // override the device's report (AMD Infinity Cache), 0 = ask
   std::int64_t max_bytes = 32LL << 30;  // never allocate more than this for one shape's pool
+  int screen_slices = 4;  // screening samples replay 1/slices of the pool (measure/pool.hpp)
 };
 
 struct StopSpec {
   double rel_ci = 0.01;      // stop once the 95% CI half-width of the median <= rel_ci x median
-  int min_samples = 5;       // before any stopping or racing decision
+  int min_samples = 5;       // before an entry may stop as converged
+  int race_after = 3;        // before a candidate may be raced out (2..min_samples)
   int max_samples = 40;      // cap per candidate per race
   double max_seconds = 3.0;  // cap per race (a (shape, M) pair), wall time of device work
   bool race = true;          // drop candidates whose CI lies wholly above the best's
   int finalists = 3;         // re-measured, interleaved, before a winner is declared
-  int warmup_replays = 3;    // pool replays before sampling
+  int warmup_replays = 1;    // screening-slice replays per candidate before sampling
 };
 
 struct Spec {

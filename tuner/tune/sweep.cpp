@@ -131,13 +131,13 @@ class WorkerSampler final : public Sampler {
   };
   WorkerSampler(worker::WorkerProcess& w, std::chrono::milliseconds deadline)
       : w_(w), deadline_(deadline) {}
-  double sample(std::size_t entry) override {
-    auto r = w_.call({{"op", "sample"}, {"entry", entry}}, deadline_);
+  double sample(std::size_t entry, bool whole_pool) override {
+    auto r = w_.call({{"op", "sample"}, {"entry", entry}, {"full", whole_pool}}, deadline_);
     if (r.status != worker::JobStatus::ok) throw Failure{entry, r.detail};
     if (!r.reply.value("ok", false))
       throw Failure{entry, r.reply.value("error", std::string("sample failed"))};
     const double us = r.reply.at("us").get<double>();
-    seconds_ += us * 1e-6 * copies_;
+    seconds_ += us * 1e-6 * r.reply.value("launches", copies_);
     return us;
   }
   double device_seconds() const override { return seconds_; }
@@ -181,6 +181,10 @@ class Sweep {
   std::map<std::tuple<db::Id, std::int64_t, std::int64_t, int>, bool> checked_;  // resume
   std::set<std::tuple<std::int64_t, std::int64_t, int>> raced_;  // (N, K, M) races stored
   std::size_t verified_ = 0, verify_failed_ = 0, timed_ = 0, raced_out_ = 0, failed_ = 0;
+  // Wall seconds per phase of this invocation, reported at the end (where a sweep's time goes).
+  struct Seconds {
+    double open = 0, compile = 0, verify = 0, race_setup = 0, sampling = 0, store = 0, total = 0;
+  } sec_;
   std::mt19937_64 rng_{0x5eedULL};
 };
 
@@ -320,7 +324,9 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
                   {"m", m},
                   {"seed", seed}};
       if (!u.injected.empty()) req["injected"] = u.injected;  // a label; the kernel is the fault
+      const auto tv = Clock::now();
       const auto rep = call(req, opt_.verify_timeout_ms, &raw);
+      sec_.verify += since(tv);
       db::CheckRow c;
       c.run_id = run_;
       c.compile_id = u.compile_id;
@@ -375,9 +381,11 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
                          {"injected", u->injected}});
     for (const auto& b : baselines) entries.push_back({{"baseline", b}});
     worker::JobResult raw;
+    const auto ts = Clock::now();
     const auto prep = call(
         {{"op", "race"}, {"m", m}, {"entries", entries}, {"warmup", spec_.stop.warmup_replays}},
         600000, &raw);
+    sec_.race_setup += since(ts);
     if (!prep.value("ok", false))
       throw std::runtime_error(fmt::format("race setup failed for N={} K={} M={}: {}", sh.n, sh.k,
                                            m, prep.value("error", std::string())));
@@ -404,7 +412,7 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
       WorkerSampler& s;
       std::vector<std::size_t>& map;
       Mapped(WorkerSampler& ws, std::vector<std::size_t>& mp) : s(ws), map(mp) {}
-      double sample(std::size_t i) override { return s.sample(map[i]); }
+      double sample(std::size_t i, bool whole) override { return s.sample(map[i], whole); }
       double device_seconds() const override { return s.device_seconds(); }
     };
     WorkerSampler ws(*worker_, std::chrono::milliseconds(opt_.sample_timeout_ms));
@@ -412,7 +420,9 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
     Mapped sampler(ws, map);
     RaceOutcome out;
     try {
+      const auto tr = Clock::now();
       out = race(sampler, cands.size(), live_baselines.size(), spec_.stop, rng_, groups);
+      sec_.sampling += since(tr);
     } catch (const WorkerSampler::Failure& f) {
       // The sampled entry faulted or hung while being timed: record it, race again without it.
       const std::size_t e = f.entry;  // worker entry index
@@ -441,6 +451,7 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
     // Store the race in one transaction: a kill loses at most this race.
     const auto wbytes = static_cast<double>(kernels::weight_bytes(sh.n, sh.k));
     std::map<std::string, double> base_median;
+    const auto tw = Clock::now();
     db::Transaction tx(store_.connection());
     std::vector<db::Id> mids(cands.size());
     for (std::size_t i = 0; i < cands.size(); ++i) {
@@ -463,13 +474,17 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
       mr.ci_high_us = s.ci_high;
       mr.gbps = wbytes / (s.median * 1e-6) / 1e9;
       if (ceiling_gbps_ > 0) mr.pct_of_ceiling = 100.0 * *mr.gbps / ceiling_gbps_;
-      mr.detail = finalist ? fmt::format(
-                                 "finalist, re-measured; first pass median {:.3f} us over "
-                                 "{} samples",
-                                 e.summary.median, e.samples.size())
-                           : std::string(e.status == EntryStatus::converged ? "converged"
-                                         : e.status == EntryStatus::capped  ? "capped"
-                                                                            : "raced out");
+      const int pool = prep.value("copies", 0), slice = prep.value("slice_len", pool);
+      const std::string status_word = e.status == EntryStatus::converged ? "converged"
+                                      : e.status == EntryStatus::capped  ? "capped"
+                                                                         : "raced out";
+      mr.detail = finalist
+                      ? fmt::format(
+                            "finalist, re-measured over the whole {}-copy pool; screening median "
+                            "{:.3f} us over {} samples of {}-launch slices ({})",
+                            pool, e.summary.median, e.samples.size(), slice, status_word)
+                      : fmt::format("{}; screened on {}-launch slices of a {}-copy pool",
+                                    status_word, slice, pool);
       mids[i] = store_.insert_measurement(mr, finalist ? e.remeasured : e.samples);
       mr.status == db::MeasurementStatus::raced_out ? ++raced_out_ : ++timed_;
     }
@@ -515,6 +530,7 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
       store_.insert_winner(w);
     }
     tx.commit();
+    sec_.store += since(tw);
     raced_.insert({sh.n, sh.k, m});
     return;
   }
@@ -527,7 +543,8 @@ void Sweep::do_shape(Plan& plan, const ShapeSpec& sh) {
                     {"seed", static_cast<unsigned>(sh.n * 131 + sh.k)},
                     {"llc_factor", spec_.pool.llc_factor},
                     {"llc_bytes", spec_.pool.llc_bytes},
-                    {"max_bytes", spec_.pool.max_bytes}};
+                    {"max_bytes", spec_.pool.max_bytes},
+                    {"max_slices", spec_.pool.screen_slices}};
   shape_sent_ = false;  // the next call sends it
   ensure_worker();
   for (int m : measured_ms(spec_)) do_race(plan, sh, m);
@@ -585,6 +602,14 @@ void Sweep::print_summary() {
                   {"measurements", counts.measurements},
                   {"samples", counts.samples},
                   {"winners", counts.winners}}},
+                {"seconds",
+                 {{"open", sec_.open},
+                  {"compile", sec_.compile},
+                  {"verify", sec_.verify},
+                  {"race_setup", sec_.race_setup},
+                  {"sampling", sec_.sampling},
+                  {"store", sec_.store},
+                  {"total", sec_.total}}},
                 {"winners", json::array()}};
     for (const auto& w : winners)
       out["winners"].push_back(
@@ -605,6 +630,10 @@ void Sweep::print_summary() {
       run_, counts.compiles, counts.checks, counts.checks_failed, counts.measurements,
       counts.samples, counts.winners);
   if (ceiling_gbps_ > 0) fmt::print("streaming-read ceiling {:.0f} GB/s\n", ceiling_gbps_);
+  fmt::print(
+      "time: open and ceiling {:.1f} s, compile {:.1f} s, verify {:.1f} s, race setup {:.1f} s, "
+      "sampling {:.1f} s, store {:.1f} s; total {:.1f} s\n",
+      sec_.open, sec_.compile, sec_.verify, sec_.race_setup, sec_.sampling, sec_.store, sec_.total);
   fmt::print("{:<14} {:<18} {:>5} {:<18} {:>9} {:>8} {:>8}\n", "kernel", "shape", "band", "config",
              "us", "vs bf16", "vs fp8");
   for (const auto& w : winners)
@@ -626,6 +655,7 @@ int Sweep::run() {
         opt_.worker_argv.empty() ? worker::self_worker_argv() : opt_.worker_argv);
     auto r = worker_->call({{"op", "open"}, {"device", opt_.device}, {"ceiling", true}},
                            std::chrono::milliseconds(180000));
+    sec_.open = since(t0);
     if (r.status != worker::JobStatus::ok || !r.reply.value("ok", false)) {
       fmt::print(
           stderr,
@@ -726,7 +756,9 @@ int Sweep::run() {
     if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
     binary_dir_ = tmpl;
   }
+  const auto tc = Clock::now();
   compile_phase(plan, arch, *backend);
+  sec_.compile = since(tc);
 
   if (opt_.compile_only || !device) {
     store_.finish_run(run_, db::RunStatus::partial);
@@ -751,6 +783,7 @@ int Sweep::run() {
   std::error_code ec;
   fs::remove_all(binary_dir_, ec);
   store_.finish_run(run_, db::RunStatus::complete);
+  sec_.total = since(t0);
   print_summary();
   if (opt_.progress != ProgressMode::quiet)
     fmt::print(stderr, "sweep finished in {:.1f} s; database {}\n", since(t0), opt_.db_path);

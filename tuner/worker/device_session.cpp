@@ -1,6 +1,7 @@
 #include "tuner/worker/device_session.hpp"
 
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 
@@ -42,11 +43,16 @@ std::vector<std::byte> read_binary(const std::string& path) {
   return out;
 }
 
-// One race entry ready to sample: its graph over the pool and what it needs alive.
+// One race entry ready to sample. A kernel entry screens on slices of the pool (one graph per
+// slice, measure/pool.hpp) and is timed over the whole pool once it is a finalist; a baseline has
+// its own pool and is always timed over all of it.
 struct Entry {
-  std::unique_ptr<measure::GraphTimer> timer;
+  std::vector<std::unique_ptr<measure::GraphTimer>> slices;
+  std::unique_ptr<measure::GraphTimer> full;
+  std::function<void(int, gpu::Stream&)> enqueue;
   gpu::DeviceBuffer workspace;
   std::unique_ptr<kernels::PreparedBaseline> baseline;
+  [[nodiscard]] bool ready() const { return full || !slices.empty(); }
 };
 
 struct Session {
@@ -61,6 +67,8 @@ struct Session {
   // touches, at the largest M (64 rows), so any M reads a cold weight.
   std::int64_t n = 0, k = 0;
   int copies = 0;
+  measure::PoolSlices slicing;
+  int cursor = 0;  // the next slice to screen on, shared by every entry (so reads stay cold)
   std::vector<gpu::DeviceBuffer> wq, wsz, a_f16, a_bf16, a_q, a_s, c;
   std::vector<Entry> entries;
 
@@ -127,8 +135,13 @@ struct Session {
     const std::int64_t per_copy = wbytes + m * k * (2 + 2 + 1) + m * 4 + m * n * 2;
     std::int64_t llc = r.value("llc_bytes", std::int64_t{0});
     if (llc <= 0) llc = cx.info().llc_bytes;
-    copies = measure::pool_copies(per_copy, llc, r.value("llc_factor", 4.0),
-                                  r.value("max_bytes", std::int64_t{32} << 30));
+    const auto max_bytes = r.value("max_bytes", std::int64_t{32} << 30);
+    copies = measure::pool_copies(per_copy, llc, r.value("llc_factor", 4.0), max_bytes);
+    slicing = measure::slice_pool(copies, r.value("max_slices", 4));
+    if (slicing.copies * per_copy > max_bytes && slicing.copies > copies)
+      slicing = {copies, 1, copies};  // no room to round up: screen over the whole pool
+    copies = slicing.copies;
+    cursor = 0;
     const auto& w0 = verifier->weights();
     const auto wq_bytes = static_cast<std::size_t>(n * k / 2);
     const auto wsz_bytes = static_cast<std::size_t>(n * k / kernels::kGroup * 4);
@@ -150,10 +163,9 @@ struct Session {
       cx.memset8(a_s.back().get(), 0x3C, static_cast<std::size_t>(m * 4), *stream);
     }
     stream->synchronize();
-    return {{"copies", copies},
-            {"bytes_per_copy", per_copy},
-            {"llc_bytes", llc},
-            {"weight_bytes", wbytes}};
+    return {
+        {"copies", copies},           {"slices", slicing.slices}, {"slice_len", slicing.slice_len},
+        {"bytes_per_copy", per_copy}, {"llc_bytes", llc},         {"weight_bytes", wbytes}};
   }
 
   json verify(const json& r) {
@@ -172,6 +184,7 @@ struct Session {
     const std::int64_t m = r.at("m").get<std::int64_t>();
     const kernels::Shape s{n, k, m};
     const auto& arch = cx.info().arch;
+    const int warmup = r.value("warmup", 1);
     json ready = json::array(), notes = json::array();
     for (const auto& e : r.at("entries")) {
       Entry entry;
@@ -185,8 +198,9 @@ struct Session {
         entry.baseline = b->prepare(s, kernels::TimingSpec{}, note);
         if (entry.baseline) {
           auto* pb = entry.baseline.get();
-          entry.timer = std::make_unique<measure::GraphTimer>(
+          entry.full = std::make_unique<measure::GraphTimer>(
               cx, *stream, pb->copies(), [pb](int i, gpu::Stream& st) { pb->enqueue(i, st); });
+          entry.full->warm_up(std::max(warmup, entry.full->uploaded() ? 0 : 1));
           note = pb->note();
         }
       } else {
@@ -200,33 +214,66 @@ struct Session {
         }
         const gpu::DevicePtr wsp = entry.workspace.get();
         auto* qa = &verifier->quant_act_kernel();
-        entry.timer = std::make_unique<measure::GraphTimer>(
-            cx, *stream, copies, [&, id, cfg, kern, wsp, qa, s](int i, gpu::Stream& st) {
-              const auto u = static_cast<std::size_t>(i);
-              const kernels::W4Weights w{wq[u].get(), wsz[u].get()};
-              if (id == kernels::KernelId::gemm_w4a16_nt) {
-                kernels::launch_gemm_w4a16(*kern, cfg, arch, s, a_f16[u].get(), w, c[u].get(), wsp,
-                                           st);
-              } else {
-                // What serving pays for the int8 path: quantise the activations, then the GEMM.
-                kernels::launch_quant_act(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(), st);
-                kernels::launch_gemm_w4a8(*kern, cfg, arch, s, a_q[u].get(), a_s[u].get(), w,
-                                          c[u].get(), wsp, st);
-              }
-            });
+        entry.enqueue = [this, id, cfg, kern, wsp, qa, s, &arch](int i, gpu::Stream& st) {
+          const auto u = static_cast<std::size_t>(i);
+          const kernels::W4Weights w{wq[u].get(), wsz[u].get()};
+          if (id == kernels::KernelId::gemm_w4a16_nt) {
+            kernels::launch_gemm_w4a16(*kern, cfg, arch, s, a_f16[u].get(), w, c[u].get(), wsp, st);
+          } else {
+            // What serving pays for the int8 path: quantise the activations, then the GEMM.
+            kernels::launch_quant_act(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(), st);
+            kernels::launch_gemm_w4a8(*kern, cfg, arch, s, a_q[u].get(), a_s[u].get(), w,
+                                      c[u].get(), wsp, st);
+          }
+        };
+        bool all_uploaded = true;
+        for (int sl = 0; sl < slicing.slices; ++sl) {
+          entry.slices.push_back(std::make_unique<measure::GraphTimer>(
+              cx, *stream, sl * slicing.slice_len, slicing.slice_len, entry.enqueue));
+          all_uploaded = all_uploaded && entry.slices.back()->uploaded();
+        }
+        // Warm-up: the kernel ran in verification already (module loaded); one slice replay
+        // settles its first-launch costs. Without an upload call every slice must run once.
+        if (all_uploaded) {
+          for (int w = 0; w < warmup; ++w) next_slice(entry).warm_up(1);
+        } else {
+          for (auto& t : entry.slices) t->warm_up(1);
+        }
       }
-      if (entry.timer) entry.timer->warm_up(r.value("warmup", 3));
-      ready.push_back(entry.timer != nullptr);
+      ready.push_back(entry.ready());
       notes.push_back(note);
       entries.push_back(std::move(entry));
     }
-    return {{"ready", ready}, {"notes", notes}, {"copies", copies}};
+    return {{"ready", ready},
+            {"notes", notes},
+            {"copies", copies},
+            {"slices", slicing.slices},
+            {"slice_len", slicing.slice_len}};
   }
 
+  measure::GraphTimer& next_slice(Entry& e) {
+    auto& t = *e.slices[static_cast<std::size_t>(cursor) % e.slices.size()];
+    cursor = (cursor + 1) % slicing.slices;
+    return t;
+  }
+
+  // {"entry": i, "full": bool}: a screening sample (one slice) or a whole-pool sample.
   json sample(const json& r) {
     const auto i = r.at("entry").get<std::size_t>();
-    if (i >= entries.size() || !entries[i].timer) throw std::invalid_argument("no such race entry");
-    return {{"us", entries[i].timer->sample_us()}};
+    if (i >= entries.size() || !entries[i].ready())
+      throw std::invalid_argument("no such race entry");
+    auto& e = entries[i];
+    measure::GraphTimer* t = nullptr;
+    if (r.value("full", false) || e.slices.empty()) {
+      if (!e.full) {
+        e.full = std::make_unique<measure::GraphTimer>(context(), *stream, 0, copies, e.enqueue);
+        e.full->warm_up(1);
+      }
+      t = e.full.get();
+    } else {
+      t = &next_slice(e);
+    }
+    return {{"us", t->sample_us()}, {"launches", t->copies()}};
   }
 };
 

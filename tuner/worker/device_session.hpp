@@ -5,13 +5,17 @@
 //   {"op":"open", "device":0}                      -> device info + streaming-read ceiling
 //   {"op":"shape", "n":N, "k":K, "seed":S, "llc_factor":F, "llc_bytes":B, "max_bytes":X}
 //        random weights for (N, K) (packed for the arch), and a pool of `copies` independent
-//        copies of weights, activations and outputs for timing        -> {"copies": P, ...}
+//        copies of weights, activations and outputs for timing, cut into slices for screening
+//        (measure/pool.hpp)                          -> {"copies": P, "slices": R, "slice_len": S}
 //   {"op":"verify", "kernel":name, "binary":path, "config":[WV,SK,MB,NPW,NT], "m":M, "seed":S}
 //        -> {"pass": bool, "bad": n, "max_ratio": r, "detail": "..."}
 //   {"op":"race", "m":M, "entries":[{"kernel":..,"binary":..,"config":[..]} |
 //                                   {"baseline":"bf16"|"fp8_block"}], "warmup": W}
-//        captures one graph per entry over the pool                    -> {"ready":[bool..]}
-//   {"op":"sample", "entry":i}                                         -> {"us": t}
+//        captures one graph per slice per kernel entry (one over its own pool per baseline),
+//        uploads them and replays W slices to warm up                 -> {"ready":[bool..]}
+//   {"op":"sample", "entry":i, "full":F}
+//        one sample: the next slice of the shared cursor, or (F, and always for baselines)
+//        the whole pool                            -> {"us": t per launch, "launches": L}
 //   {"op":"ping"}
 // A GPU error during a launch poisons the context: such replies carry "fatal": true and the
 // worker exits, so the driver's next request starts a fresh process.

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace r4::tune {
@@ -13,22 +14,29 @@ namespace {
 class ReplaySampler final : public Sampler {
  public:
   ReplaySampler(std::vector<double> true_us, double noise, std::uint64_t seed)
-      : true_us_(std::move(true_us)), noise_(noise), rng_(seed), counts_(true_us_.size()) {}
-  double sample(std::size_t i) override {
+      : true_us_(std::move(true_us)),
+        noise_(noise),
+        rng_(seed),
+        counts_(true_us_.size()),
+        whole_(true_us_.size()) {}
+  double sample(std::size_t i, bool whole_pool) override {
     std::lognormal_distribution<double> d(0.0, noise_);
     const double v = true_us_.at(i) * d(rng_);
-    seconds_ += v * 1e-6 * 64;  // one sample = one replay of a 64-launch pool
+    // One screening sample = a 16-launch slice, one whole-pool sample = 64 launches.
+    seconds_ += v * 1e-6 * (whole_pool ? 64 : 16);
     ++counts_[i];
+    whole_[i] += whole_pool;
     return v;
   }
   double device_seconds() const override { return seconds_; }
   std::vector<int> counts() const { return counts_; }
+  std::vector<int> whole() const { return whole_; }
 
  private:
   std::vector<double> true_us_;
   double noise_;
   std::mt19937_64 rng_;
-  std::vector<int> counts_;
+  std::vector<int> counts_, whole_;
   double seconds_ = 0;
 };
 }  // namespace
@@ -52,6 +60,42 @@ TEST(Race, FindsTheFastestAndRacesOutTheClearlySlow) {
   EXPECT_NE(r.entries[6].status, EntryStatus::raced_out);
   EXPECT_FALSE(r.entries[7].remeasured.empty());
   EXPECT_NEAR(r.entries[7].final_summary.median, 38, 38 * 0.03);
+  // Screening samples are slices; only the re-measurement times whole pools, and only the
+  // finalists and baselines are re-measured.
+  const auto whole = s.whole();
+  for (std::size_t i = 0; i < 8; ++i) {
+    const bool final = std::find(r.finalists.begin(), r.finalists.end(), i) != r.finalists.end();
+    EXPECT_EQ(static_cast<std::size_t>(whole[i]), r.entries[i].remeasured.size()) << i;
+    EXPECT_EQ(whole[i] > 0, final || i >= 6) << i;
+  }
+}
+
+TEST(Race, TheClearlySlowLeaveAfterRaceAfterSamples) {
+  ReplaySampler s({10, 10.2, 20, 40}, 0.005, 4);
+  StopSpec stop;
+  stop.min_samples = 5;
+  stop.race_after = 3;
+  stop.max_seconds = 10;
+  std::mt19937_64 rng(6);
+  const auto r = race(s, 4, 0, stop, rng);
+  EXPECT_EQ(r.entries[2].status, EntryStatus::raced_out);
+  EXPECT_EQ(r.entries[3].status, EntryStatus::raced_out);
+  EXPECT_EQ(r.entries[2].samples.size(), 3u);
+  EXPECT_EQ(r.entries[3].samples.size(), 3u);
+  // Converging still takes min_samples.
+  EXPECT_GE(r.entries[0].samples.size(), 5u);
+}
+
+TEST(Race, WithoutRacingNothingStopsBeforeMinSamples) {
+  ReplaySampler s({10, 40}, 0.0001, 4);
+  StopSpec stop;
+  stop.race = false;
+  stop.min_samples = 6;
+  stop.race_after = 3;
+  std::mt19937_64 rng(7);
+  const auto r = race(s, 2, 0, stop, rng);
+  EXPECT_EQ(r.entries[1].status, EntryStatus::converged);
+  EXPECT_EQ(r.entries[1].samples.size(), 6u);
 }
 
 TEST(Race, StopsOnNoiseNotOnACount) {
