@@ -1,6 +1,8 @@
-// r4d launches with its own copy of the family's launch geometry and workspace size (so that it
-// needs neither the GPU layer nor fmt); this pins the copy to kernels/family.hpp for every config
-// the family accepts on sm_90, over the seeds' shapes and M = 1..64.
+// r4d launches with its own copy of the family's launch geometry (grid, block, dynamic shared
+// memory) and workspace size (so that it needs neither the GPU layer nor fmt); this pins the copy
+// to kernels/family.hpp for every config the family accepts on sm_90, over the seeds' shapes and
+// M = 1..64. (Shared memory was missing from the copy until the H200 run of 2026-11-30 showed
+// every r4d launch faulting.)
 #include <gtest/gtest.h>
 
 #include "kernels/config.hpp"
@@ -24,11 +26,12 @@ TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
           if (!rk::is_valid(id, kc, arch, s)) continue;
           const r4d::Config c{kc.wv, kc.sk, kc.mb, kc.npw, kc.nt};
           const auto want = rk::launch_dims(id, kc, arch, s);
-          const auto got = r4d::detail::gemm_dims(c, m, n);
+          const auto got = r4d::detail::gemm_dims(id, c, m, n);
           ASSERT_EQ(got.gx, want.grid.x);
           ASSERT_EQ(got.gy, want.grid.y);
           ASSERT_EQ(got.gz, want.grid.z);
           ASSERT_EQ(got.block, want.block.x);
+          ASSERT_EQ(got.shared, want.shared_bytes);
           ASSERT_EQ(r4d::detail::workspace_bytes(c, m, n), rk::workspace_bytes(id, kc, s));
           ++checked;
         }

@@ -26,6 +26,8 @@ class GraphTimer {
       : GraphTimer(ctx, stream, 0, copies, enqueue) {}
   // Replays the graph `n` times without timing (clocks up, caches in their steady state).
   void warm_up(int n);
+  // One replay, enqueued without waiting for it (warm-up overlapped with host work).
+  void launch_untimed();
   // One sample: microseconds per call.
   [[nodiscard]] double sample_us();
   [[nodiscard]] int copies() const { return count_; }

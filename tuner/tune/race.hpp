@@ -7,7 +7,9 @@
 //  - racing: a candidate whose CI lies wholly above the current best's CI is dropped, from
 //    stop.race_after samples on (hipblaslt-bench --skip_slow_solution_ratio, made statistical);
 //  - the best `finalists` are then re-measured together, interleaved with the baselines, and the
-//    re-measured medians pick the winner.
+//    re-measured medians pick the winner. That phase runs in lockstep: every finalist and
+//    baseline is sampled in every round until the last of them stops, so all see the same
+//    neighbours.
 #pragma once
 
 #include <cstddef>

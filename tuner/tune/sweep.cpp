@@ -184,6 +184,8 @@ class Sweep {
   // Wall seconds per phase of this invocation, reported at the end (where a sweep's time goes).
   struct Seconds {
     double open = 0, compile = 0, verify = 0, race_setup = 0, sampling = 0, store = 0, total = 0;
+    // Inside race setup, as the worker reports it.
+    double setup_workspace = 0, setup_baselines = 0, setup_graphs = 0, setup_warmup = 0;
   } sec_;
   std::mt19937_64 rng_{0x5eedULL};
 };
@@ -386,6 +388,13 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
         {{"op", "race"}, {"m", m}, {"entries", entries}, {"warmup", spec_.stop.warmup_replays}},
         600000, &raw);
     sec_.race_setup += since(ts);
+    if (prep.contains("setup_seconds")) {
+      const auto& ss = prep["setup_seconds"];
+      sec_.setup_workspace += ss.value("workspace", 0.0);
+      sec_.setup_baselines += ss.value("baselines", 0.0);
+      sec_.setup_graphs += ss.value("graphs", 0.0);
+      sec_.setup_warmup += ss.value("warmup", 0.0);
+    }
     if (!prep.value("ok", false))
       throw std::runtime_error(fmt::format("race setup failed for N={} K={} M={}: {}", sh.n, sh.k,
                                            m, prep.value("error", std::string())));
@@ -607,6 +616,10 @@ void Sweep::print_summary() {
                   {"compile", sec_.compile},
                   {"verify", sec_.verify},
                   {"race_setup", sec_.race_setup},
+                  {"race_setup_workspace", sec_.setup_workspace},
+                  {"race_setup_baselines", sec_.setup_baselines},
+                  {"race_setup_graphs", sec_.setup_graphs},
+                  {"race_setup_warmup", sec_.setup_warmup},
                   {"sampling", sec_.sampling},
                   {"store", sec_.store},
                   {"total", sec_.total}}},
@@ -634,6 +647,10 @@ void Sweep::print_summary() {
       "time: open and ceiling {:.1f} s, compile {:.1f} s, verify {:.1f} s, race setup {:.1f} s, "
       "sampling {:.1f} s, store {:.1f} s; total {:.1f} s\n",
       sec_.open, sec_.compile, sec_.verify, sec_.race_setup, sec_.sampling, sec_.store, sec_.total);
+  fmt::print(
+      "race setup: workspace {:.1f} s, baselines {:.1f} s, candidate graphs {:.1f} s, warm-up "
+      "{:.1f} s\n",
+      sec_.setup_workspace, sec_.setup_baselines, sec_.setup_graphs, sec_.setup_warmup);
   fmt::print("{:<14} {:<18} {:>5} {:<18} {:>9} {:>8} {:>8}\n", "kernel", "shape", "band", "config",
              "us", "vs bf16", "vs fp8");
   for (const auto& w : winners)

@@ -1,5 +1,6 @@
 #include "tuner/worker/device_session.hpp"
 
+#include <chrono>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -50,7 +51,6 @@ struct Entry {
   std::vector<std::unique_ptr<measure::GraphTimer>> slices;
   std::unique_ptr<measure::GraphTimer> full;
   std::function<void(int, gpu::Stream&)> enqueue;
-  gpu::DeviceBuffer workspace;
   std::unique_ptr<kernels::PreparedBaseline> baseline;
   [[nodiscard]] bool ready() const { return full || !slices.empty(); }
 };
@@ -71,6 +71,7 @@ struct Session {
   int cursor = 0;  // the next slice to screen on, shared by every entry (so reads stay cold)
   std::vector<gpu::DeviceBuffer> wq, wsz, a_f16, a_bf16, a_q, a_s, c;
   std::vector<Entry> entries;
+  gpu::DeviceBuffer race_workspace;  // split-K scratch shared by the race's candidates
 
   gpu::Context& context() {
     if (!ctx) throw std::runtime_error("no device open (send 'open' first)");
@@ -87,6 +88,7 @@ struct Session {
   // context that is already gone: seen as a segfault on the H200, 2026-11-30).
   void close() {
     entries.clear();
+    race_workspace = gpu::DeviceBuffer();
     wq.clear(), wsz.clear(), a_f16.clear(), a_bf16.clear(), a_q.clear(), a_s.clear(), c.clear();
     baselines.clear();
     modules.clear();
@@ -185,11 +187,34 @@ struct Session {
     const kernels::Shape s{n, k, m};
     const auto& arch = cx.info().arch;
     const int warmup = r.value("warmup", 1);
+    using Clock = std::chrono::steady_clock;
+    const auto secs = [](Clock::time_point t0) {
+      return std::chrono::duration<double>(Clock::now() - t0).count();
+    };
+    double t_baselines = 0, t_graphs = 0, t_warmup = 0, t_workspace = 0;
+
+    // One split-K workspace for the whole race, sized for its largest candidate: entries run one
+    // after another on one stream and the kernels leave their tile counters at zero, so they can
+    // share it (the verifier shares one the same way). Allocating one per entry cost a device
+    // allocation and free per candidate (13380 in the dflash sweep).
+    const auto t_ws = Clock::now();
+    std::size_t ws_bytes = 0;
+    for (const auto& e : r.at("entries"))
+      if (!e.contains("baseline"))
+        ws_bytes = std::max(ws_bytes, kernels::workspace_bytes(kernel_of(e), config_of(e), s));
+    if (ws_bytes > race_workspace.bytes()) {
+      race_workspace = gpu::DeviceBuffer(cx, ws_bytes);
+      cx.memset8(race_workspace.get(), 0, ws_bytes, *stream);
+    }
+    t_workspace += secs(t_ws);
+    const gpu::DevicePtr wsp = race_workspace.get();
+
     json ready = json::array(), notes = json::array();
     for (const auto& e : r.at("entries")) {
       Entry entry;
       std::string note;
       if (e.contains("baseline")) {
+        const auto t0 = Clock::now();
         const auto bname = e.at("baseline").get<std::string>();
         const auto kind =
             bname == "bf16" ? kernels::BaselineKind::bf16 : kernels::BaselineKind::fp8_block;
@@ -203,16 +228,12 @@ struct Session {
           entry.full->warm_up(std::max(warmup, entry.full->uploaded() ? 0 : 1));
           note = pb->note();
         }
+        t_baselines += secs(t0);
       } else {
+        const auto t0 = Clock::now();
         const auto id = kernel_of(e);
         const auto cfg = config_of(e);
         auto* kern = &kernel(e.at("binary").get<std::string>(), id);
-        const std::size_t ws = kernels::workspace_bytes(id, cfg, s);
-        if (ws) {
-          entry.workspace = gpu::DeviceBuffer(cx, ws);
-          cx.memset8(entry.workspace.get(), 0, ws, *stream);
-        }
-        const gpu::DevicePtr wsp = entry.workspace.get();
         auto* qa = &verifier->quant_act_kernel();
         entry.enqueue = [this, id, cfg, kern, wsp, qa, s, &arch](int i, gpu::Stream& st) {
           const auto u = static_cast<std::size_t>(i);
@@ -232,23 +253,35 @@ struct Session {
               cx, *stream, sl * slicing.slice_len, slicing.slice_len, entry.enqueue));
           all_uploaded = all_uploaded && entry.slices.back()->uploaded();
         }
+        t_graphs += secs(t0);
         // Warm-up: the kernel ran in verification already (module loaded); one slice replay
-        // settles its first-launch costs. Without an upload call every slice must run once.
+        // settles its first-launch costs. It is enqueued without waiting, so the device runs it
+        // while the next entry's graphs are built. Without an upload call every slice runs once.
+        const auto t1 = Clock::now();
         if (all_uploaded) {
-          for (int w = 0; w < warmup; ++w) next_slice(entry).warm_up(1);
+          for (int w = 0; w < warmup; ++w) next_slice(entry).launch_untimed();
         } else {
-          for (auto& t : entry.slices) t->warm_up(1);
+          for (auto& t : entry.slices) t->launch_untimed();
         }
+        t_warmup += secs(t1);
       }
       ready.push_back(entry.ready());
       notes.push_back(note);
       entries.push_back(std::move(entry));
     }
+    const auto t_sync = Clock::now();
+    stream->synchronize();
+    t_warmup += secs(t_sync);
     return {{"ready", ready},
             {"notes", notes},
             {"copies", copies},
             {"slices", slicing.slices},
-            {"slice_len", slicing.slice_len}};
+            {"slice_len", slicing.slice_len},
+            {"setup_seconds",
+             {{"workspace", t_workspace},
+              {"baselines", t_baselines},
+              {"graphs", t_graphs},
+              {"warmup", t_warmup}}}};
   }
 
   measure::GraphTimer& next_slice(Entry& e) {

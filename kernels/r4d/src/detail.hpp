@@ -3,6 +3,7 @@
 // tests/r4d/geometry_test.cpp pins the two together), and the miss counters.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -44,15 +45,23 @@ struct CompiledKernel {
   return a;
 }
 
-// kernels/family.cpp launch_dims for wave 32: grid x over N tiles, y over splits, z over M tiles.
+// kernels/family.cpp launch_dims for wave 32: grid x over N tiles, y over splits, z over M tiles,
+// and the dynamic shared memory of the cp.async pipeline (kernels/config.hpp shared_bytes for the
+// live rows). Launching without that shared memory makes the kernels write past their allocation:
+// seen on the H200 on 2026-11-30 as CUDA_ERROR_ILLEGAL_ADDRESS from every r4d launch.
 struct Dims {
-  unsigned gx, gy, gz, block;
+  unsigned gx, gy, gz, block, shared;
 };
-[[nodiscard]] constexpr Dims gemm_dims(const Config& c, std::int64_t m, std::int64_t n) {
+[[nodiscard]] constexpr Dims gemm_dims(KernelId id, const Config& c, std::int64_t m,
+                                       std::int64_t n) {
   const std::int64_t per_block = static_cast<std::int64_t>(c.wv) * c.npw;
   const std::int64_t mtiles = (m + 15) / 16;
+  const auto kc = to_kernels(c);
+  const std::int64_t rows = std::min<std::int64_t>(c.mb * 16, (m + 7) / 8 * 8);
   return {static_cast<unsigned>((n / 16 + per_block - 1) / per_block), static_cast<unsigned>(c.sk),
-          static_cast<unsigned>((mtiles + c.mb - 1) / c.mb), static_cast<unsigned>(c.wv * 32)};
+          static_cast<unsigned>((mtiles + c.mb - 1) / c.mb), static_cast<unsigned>(c.wv * 32),
+          static_cast<unsigned>(
+              r4::kernels::shared_bytes(id, kc, r4::kernels::pipeline_stages(id, kc), rows))};
 }
 inline constexpr unsigned kQuantActThreads = 256;  // kernels/quant_act.cu R4_QA_THREADS
 

@@ -102,9 +102,10 @@ Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N,
   return Status::ok;
 }
 
-Status enqueue(const detail::CompiledKernel& k, dim3 grid, dim3 block, void** args,
+Status enqueue(const detail::CompiledKernel& k, const detail::Dims& d, void** args,
                stream_t stream) {
-  if (cudaLaunchKernel(k.entry(), grid, block, args, 0, stream) != cudaSuccess)
+  if (cudaLaunchKernel(k.entry(), dim3(d.gx, d.gy, d.gz), dim3(d.block), args, d.shared, stream) !=
+      cudaSuccess)
     return refuse(Status::launch_failed);
   detail::bump(Counter::launches);
   return Status::ok;
@@ -120,8 +121,7 @@ Status launch_w4a16(bool a_bf16, const void* a, const void* wq, const void* wsz,
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&a, &wq, &wsz, &c, &ws, &M, &N, &K};
-  const auto d = detail::gemm_dims(cfg, M, N);
-  return enqueue(*k, dim3(d.gx, d.gy, d.gz), dim3(d.block), args, stream);
+  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N), args, stream);
 }
 
 }  // namespace
@@ -247,8 +247,7 @@ Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* w
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
-  const auto d = detail::gemm_dims(cfg, M, N);
-  return enqueue(*k, dim3(d.gx, d.gy, d.gz), dim3(d.block), args, stream);
+  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N), args, stream);
 }
 
 Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream) {
@@ -258,7 +257,7 @@ Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream
     return s;
   if (!aligned(a, 16) || !aligned(q, 16) || !aligned(sc, 4)) return refuse(Status::bad_argument);
   void* args[] = {&a, &q, &sc, &M, &K};
-  return enqueue(*k, dim3(static_cast<unsigned>(M)), dim3(detail::kQuantActThreads), args, stream);
+  return enqueue(*k, {static_cast<unsigned>(M), 1, 1, detail::kQuantActThreads, 0}, args, stream);
 }
 
 Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M, int K, int N,

@@ -86,6 +86,22 @@ TEST(Race, TheClearlySlowLeaveAfterRaceAfterSamples) {
   EXPECT_GE(r.entries[0].samples.size(), 5u);
 }
 
+TEST(Race, FinalistsAndBaselinesAreRemeasuredInLockstep) {
+  // Entries converge at different rounds, yet all get the same number of re-measured samples,
+  // so no entry is ever timed back to back with itself alone.
+  ReplaySampler s({10, 30, 20}, 0.02, 8);
+  StopSpec stop;
+  stop.race = false;
+  stop.finalists = 2;
+  stop.max_samples = 25;
+  stop.max_seconds = 100;
+  std::mt19937_64 rng(9);
+  const auto r = race(s, 2, 1, stop, rng);
+  EXPECT_FALSE(r.entries[0].remeasured.empty());
+  EXPECT_EQ(r.entries[0].remeasured.size(), r.entries[1].remeasured.size());
+  EXPECT_EQ(r.entries[0].remeasured.size(), r.entries[2].remeasured.size());
+}
+
 TEST(Race, WithoutRacingNothingStopsBeforeMinSamples) {
   ReplaySampler s({10, 40}, 0.0001, 4);
   StopSpec stop;
