@@ -75,7 +75,7 @@ wait $PB
   echo "== r4d: python module build rc=$? (log pybuild.log)"
   R4D_PYTHON_PATH=/tmp/r4d-py timeout 200 python3 /tmp/r4d-src/tests/r4d/test_r4d_torch.py 2>&1 | tail -8
   echo "torch test rc=${PIPESTATUS[0]}"
-  timeout 150 $B/r4d_bench all 3 16,32,48,64 2>&1
+  timeout 200 $B/r4d_bench all 5 16,32,48,64 2>&1
   echo "bench rc=$?"
 } >>"$L" 2>&1
 

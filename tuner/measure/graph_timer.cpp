@@ -30,9 +30,17 @@ void GraphTimer::launch_untimed() {
 }
 
 double GraphTimer::sample_us() {
+  enqueue_timed();
+  return collect_us();
+}
+
+void GraphTimer::enqueue_timed() {
   start_->record(stream_);
   graph_->launch(stream_);
   stop_->record(stream_);
+}
+
+double GraphTimer::collect_us() {
   stop_->synchronize();
   const double ms = stop_->elapsed_ms_since(*start_);
   device_s_ += ms * 1e-3;

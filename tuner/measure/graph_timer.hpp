@@ -30,6 +30,11 @@ class GraphTimer {
   void launch_untimed();
   // One sample: microseconds per call.
   [[nodiscard]] double sample_us();
+  // The same in two steps, so that many timers' samples can be enqueued back to back and
+  // collected with one wait (no host gap between them): enqueue_timed() records the events around
+  // one replay; collect_us() waits for it and returns microseconds per call.
+  void enqueue_timed();
+  [[nodiscard]] double collect_us();
   [[nodiscard]] int copies() const { return count_; }
   [[nodiscard]] bool uploaded() const { return uploaded_; }
   // Device seconds spent in timed replays so far.

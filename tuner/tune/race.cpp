@@ -33,7 +33,29 @@ void run_phase(Sampler& sampler, const std::vector<std::size_t>& ids,
       for (std::size_t j = 0; j < ids.size(); ++j) order.push_back(j);
     }
     std::shuffle(order.begin(), order.end(), rng);
-    for (std::size_t j : order) out[j]->push_back(sampler.sample(ids[j], whole_pool));
+    std::vector<std::size_t> which;
+    for (std::size_t j : order) which.push_back(ids[j]);
+    const auto got = sampler.sample_round(which, whole_pool);
+    for (std::size_t x = 0; x < order.size(); ++x) out[order[x]]->push_back(got.at(x));
+
+    if (round == 0 && stop.race && stop.screen_ratio > 0) {
+      // Screening on the first sample: far slower than the group's best leaves now.
+      std::vector<double> best;
+      for (std::size_t j = 0; j < ids.size(); ++j) {
+        if (!raceable[j] || out[j]->empty()) continue;
+        const auto g = static_cast<std::size_t>(grp[j]);
+        if (best.size() <= g) best.resize(g + 1, std::numeric_limits<double>::infinity());
+        best[g] = std::min(best[g], out[j]->front());
+      }
+      for (std::size_t j = 0; j < ids.size(); ++j) {
+        const auto g = static_cast<std::size_t>(grp[j]);
+        if (raceable[j] && live[j] && g < best.size() &&
+            out[j]->front() > stop.screen_ratio * best[g]) {
+          status[j] = EntryStatus::raced_out;
+          live[j] = false;
+        }
+      }
+    }
 
     const bool over_time = sampler.device_seconds() - t0 > time_cap_s;
     // No decision before race_after samples (racing) or min_samples (stopping), unless out of time.

@@ -4,8 +4,12 @@
 //    ordering bias (triton #2306) spread over all entries and every ratio is a same-run ratio;
 //  - an entry stops once its median's 95% CI half-width is within stop.rel_ci of the median, or
 //    at stop.max_samples, or when the race's time cap is hit (nvbench's stdrel criterion);
+//  - screening: after the first round, a candidate whose one sample is more than
+//    stop.screen_ratio x its group's best first sample leaves at once (hipblaslt-bench
+//    --skip_slow_solution_ratio; on the H200, 80% of the dflash space is over 1.3x the best,
+//    while sample noise is ~1%);
 //  - racing: a candidate whose CI lies wholly above the current best's CI is dropped, from
-//    stop.race_after samples on (hipblaslt-bench --skip_slow_solution_ratio, made statistical);
+//    stop.race_after samples on (the same idea, made statistical);
 //  - the best `finalists` are then re-measured together, interleaved with the baselines, and the
 //    re-measured medians pick the winner. That phase runs in lockstep: every finalist and
 //    baseline is sampled in every round until the last of them stops, so all see the same
@@ -29,6 +33,15 @@ class Sampler {
  public:
   virtual ~Sampler() = default;
   [[nodiscard]] virtual double sample(std::size_t entry, bool whole_pool) = 0;
+  // One sample of each listed (distinct) entry, in that order: a round of the race. A sampler
+  // that can run a round as one device submission overrides this.
+  [[nodiscard]] virtual std::vector<double> sample_round(const std::vector<std::size_t>& entries,
+                                                         bool whole_pool) {
+    std::vector<double> out;
+    out.reserve(entries.size());
+    for (std::size_t e : entries) out.push_back(sample(e, whole_pool));
+    return out;
+  }
   [[nodiscard]] virtual double device_seconds() const = 0;
 };
 

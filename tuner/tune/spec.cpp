@@ -105,8 +105,8 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   check_keys(t["bands"], {"limits", "extra_m"}, origin, "bands");
   check_keys(t["pool"], {"llc_factor", "llc_bytes", "max_bytes", "screen_slices"}, origin, "pool");
   check_keys(t["stop"],
-             {"rel_ci", "min_samples", "race_after", "max_samples", "max_seconds", "race",
-              "finalists", "warmup_replays"},
+             {"rel_ci", "min_samples", "race_after", "screen_ratio", "max_samples", "max_seconds",
+              "race", "finalists", "warmup_replays"},
              origin, "stop");
   check_keys(t["compile"], {"arch"}, origin, "compile");
   check_keys(t["test"], {"inject"}, origin, "test");
@@ -194,6 +194,8 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   st.min_samples =
       get_or<int>(t["stop"]["min_samples"], st.min_samples, origin, "stop.min_samples");
   st.race_after = get_or<int>(t["stop"]["race_after"], st.race_after, origin, "stop.race_after");
+  st.screen_ratio =
+      get_or<double>(t["stop"]["screen_ratio"], st.screen_ratio, origin, "stop.screen_ratio");
   st.max_samples =
       get_or<int>(t["stop"]["max_samples"], st.max_samples, origin, "stop.max_samples");
   st.max_seconds =
@@ -208,6 +210,8 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   if (st.race_after < 2 || st.race_after > st.min_samples)
     fail(origin, "stop.race_after must be in 2..min_samples");
   if (st.warmup_replays < 0) fail(origin, "stop.warmup_replays must be >= 0");
+  if (st.screen_ratio != 0 && st.screen_ratio < 1.05)
+    fail(origin, "stop.screen_ratio must be 0 (off) or >= 1.05 (samples vary by a few percent)");
   if (st.finalists < 1) fail(origin, "stop.finalists must be >= 1");
 
   s.compile_arch = get_or<std::string>(t["compile"]["arch"], "sm_90", origin, "compile.arch");

@@ -35,14 +35,15 @@ struct PoolSpec {
 };
 
 struct StopSpec {
-  double rel_ci = 0.01;      // stop once the 95% CI half-width of the median <= rel_ci x median
-  int min_samples = 5;       // before an entry may stop as converged
-  int race_after = 3;        // before a candidate may be raced out (2..min_samples)
-  int max_samples = 40;      // cap per candidate per race
-  double max_seconds = 3.0;  // cap per race (a (shape, M) pair), wall time of device work
-  bool race = true;          // drop candidates whose CI lies wholly above the best's
-  int finalists = 3;         // re-measured, interleaved, before a winner is declared
-  int warmup_replays = 1;    // screening-slice replays per candidate before sampling
+  double rel_ci = 0.01;        // stop once the 95% CI half-width of the median <= rel_ci x median
+  int min_samples = 5;         // before an entry may stop as converged
+  int race_after = 3;          // before a candidate may be raced out (2..min_samples)
+  double screen_ratio = 1.25;  // first sample > this x the best first sample: out (0: off)
+  int max_samples = 40;        // cap per candidate per race
+  double max_seconds = 3.0;    // cap per race (a (shape, M) pair), wall time of device work
+  bool race = true;            // drop candidates whose CI lies wholly above the best's
+  int finalists = 3;           // re-measured, interleaved, before a winner is declared
+  int warmup_replays = 0;      // untimed slice replays per candidate before sampling
 };
 
 struct Spec {

@@ -140,14 +140,37 @@ class WorkerSampler final : public Sampler {
     seconds_ += us * 1e-6 * r.reply.value("launches", copies_);
     return us;
   }
+  // A round as one request (the worker enqueues the samples back to back). If the worker dies
+  // or fails during a round, which entry did it is unknown: RoundFailure makes the sweep race
+  // again one sample per request, so the culprit is named (Failure) and only it is dropped.
+  struct RoundFailure {
+    std::string detail;
+  };
+  std::vector<double> sample_round(const std::vector<std::size_t>& entries,
+                                   bool whole_pool) override {
+    if (single_) return Sampler::sample_round(entries, whole_pool);
+    auto r = w_.call({{"op", "sample_many"}, {"entries", entries}, {"full", whole_pool}},
+                     deadline_ * static_cast<long>(std::max<std::size_t>(1, entries.size())));
+    if (r.status != worker::JobStatus::ok) throw RoundFailure{r.detail};
+    if (!r.reply.value("ok", false))
+      throw RoundFailure{r.reply.value("error", std::string("sample_many failed"))};
+    const auto us = r.reply.at("us").get<std::vector<double>>();
+    const auto launches = r.reply.at("launches").get<std::vector<int>>();
+    if (us.size() != entries.size() || launches.size() != entries.size())
+      throw RoundFailure{"sample_many: wrong reply length"};
+    for (std::size_t i = 0; i < us.size(); ++i) seconds_ += us[i] * 1e-6 * launches[i];
+    return us;
+  }
   double device_seconds() const override { return seconds_; }
   void set_copies(int c) { copies_ = c; }
+  void set_single(bool s) { single_ = s; }
 
  private:
   worker::WorkerProcess& w_;
   std::chrono::milliseconds deadline_;
   double seconds_ = 0;
   int copies_ = 1;
+  bool single_ = false;
 };
 
 class Sweep {
@@ -374,6 +397,7 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
     return static_cast<int>(std::find(spec_.kernels.begin(), spec_.kernels.end(), n) -
                             spec_.kernels.begin());
   };
+  bool single_samples = false;
   for (int attempt = 0; attempt < 8 && !cands.empty(); ++attempt) {
     json entries = json::array();
     for (auto* u : cands)
@@ -422,16 +446,31 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
       std::vector<std::size_t>& map;
       Mapped(WorkerSampler& ws, std::vector<std::size_t>& mp) : s(ws), map(mp) {}
       double sample(std::size_t i, bool whole) override { return s.sample(map[i], whole); }
+      std::vector<double> sample_round(const std::vector<std::size_t>& es, bool whole) override {
+        std::vector<std::size_t> w;
+        for (std::size_t e : es) w.push_back(map[e]);
+        return s.sample_round(w, whole);
+      }
       double device_seconds() const override { return s.device_seconds(); }
     };
     WorkerSampler ws(*worker_, std::chrono::milliseconds(opt_.sample_timeout_ms));
     ws.set_copies(prep.value("copies", 1));
+    ws.set_single(single_samples);
     Mapped sampler(ws, map);
     RaceOutcome out;
     try {
       const auto tr = Clock::now();
       out = race(sampler, cands.size(), live_baselines.size(), spec_.stop, rng_, groups);
       sec_.sampling += since(tr);
+    } catch (const WorkerSampler::RoundFailure& f) {
+      // Race again, one sample per request, to find which entry it was.
+      if (opt_.progress != ProgressMode::quiet)
+        fmt::print(stderr,
+                   "a round of N={} K={} M={} failed ({}); racing again one sample at a time to "
+                   "find the entry\n",
+                   sh.n, sh.k, m, f.detail.substr(0, 200));
+      single_samples = true;
+      continue;
     } catch (const WorkerSampler::Failure& f) {
       // The sampled entry faulted or hung while being timed: record it, race again without it.
       const std::size_t e = f.entry;  // worker entry index

@@ -11,11 +11,15 @@
 //        -> {"pass": bool, "bad": n, "max_ratio": r, "detail": "..."}
 //   {"op":"race", "m":M, "entries":[{"kernel":..,"binary":..,"config":[..]} |
 //                                   {"baseline":"bf16"|"fp8_block"}], "warmup": W}
-//        captures one graph per slice per kernel entry (one over its own pool per baseline),
-//        uploads them and replays W slices to warm up                 -> {"ready":[bool..]}
+//        prepares each entry (a baseline's own pool and graph; a kernel's slice graphs are
+//        captured and uploaded when first sampled), W untimed slice replays each
+//                                                  -> {"ready":[bool..], "setup_seconds":{..}}
 //   {"op":"sample", "entry":i, "full":F}
 //        one sample: the next slice of the shared cursor, or (F, and always for baselines)
 //        the whole pool                            -> {"us": t per launch, "launches": L}
+//   {"op":"sample_many", "entries":[i, ...], "full":F}
+//        one sample of each (distinct) entry, enqueued back to back, collected with one wait
+//                                                  -> {"us": [t..], "launches": [L..]}
 //   {"op":"ping"}
 // A GPU error during a launch poisons the context: such replies carry "fatal": true and the
 // worker exits, so the driver's next request starts a fresh process.

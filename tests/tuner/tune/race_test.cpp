@@ -73,6 +73,7 @@ TEST(Race, FindsTheFastestAndRacesOutTheClearlySlow) {
 TEST(Race, TheClearlySlowLeaveAfterRaceAfterSamples) {
   ReplaySampler s({10, 10.2, 20, 40}, 0.005, 4);
   StopSpec stop;
+  stop.screen_ratio = 0;  // racing alone
   stop.min_samples = 5;
   stop.race_after = 3;
   stop.max_seconds = 10;
@@ -100,6 +101,23 @@ TEST(Race, FinalistsAndBaselinesAreRemeasuredInLockstep) {
   EXPECT_FALSE(r.entries[0].remeasured.empty());
   EXPECT_EQ(r.entries[0].remeasured.size(), r.entries[1].remeasured.size());
   EXPECT_EQ(r.entries[0].remeasured.size(), r.entries[2].remeasured.size());
+}
+
+TEST(Race, ScreeningDropsTheFarSlowerAfterOneSample) {
+  // Candidates 0..3 in group 0, 4..5 in group 1 (compared only within their group).
+  ReplaySampler s({10, 11, 13, 30, 20, 24}, 0.005, 5);
+  StopSpec stop;
+  stop.screen_ratio = 1.25;
+  stop.max_seconds = 10;
+  std::mt19937_64 rng(8);
+  const auto r = race(s, 6, 0, stop, rng, {0, 0, 0, 0, 1, 1});
+  EXPECT_EQ(r.entries[2].samples.size(), 1u);  // 1.3x its group's best
+  EXPECT_EQ(r.entries[3].samples.size(), 1u);
+  EXPECT_EQ(r.entries[3].status, EntryStatus::raced_out);
+  EXPECT_GT(r.entries[1].samples.size(), 1u);  // 1.1x: left to the statistical race
+  EXPECT_GT(r.entries[5].samples.size(), 1u);  // 1.2x of group 1's best
+  EXPECT_EQ(r.winners[0], 0u);
+  EXPECT_EQ(r.winners[1], 4u);
 }
 
 TEST(Race, WithoutRacingNothingStopsBeforeMinSamples) {

@@ -71,6 +71,12 @@ TEST(Spec, BadInputIsNamed) {
   EXPECT_NE(error_of("name = \"x\"\n").find("kernels"), std::string::npos);
   EXPECT_NE(error_of(std::string(kMinimal) + "[stop]\nrel_cl = 0.1\n").find("'stop.rel_cl'"),
             std::string::npos);
+  EXPECT_NE(error_of(std::string(kMinimal) + "[stop]\nscreen_ratio = 1.01\n").find("screen_ratio"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(kMinimal) + "[stop]\nrace_after = 1\n").find("race_after"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(kMinimal) + "[pool]\nscreen_slices = 0\n").find("screen_slices"),
+            std::string::npos);
 }
 
 TEST(Spec, MissingFileIsNamed) {

@@ -117,6 +117,36 @@ TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
   EXPECT_NE(again.out.find("0 compiled, 15 from cache"), std::string::npos) << again.out;
 }
 
+// A candidate that passed verification but crashes the worker while being timed: the round it was
+// in fails as a whole, the race runs again one sample per request, names it, records it as failed
+// and carries on; every other candidate is timed and each race still has winners.
+TEST(SweepReplay, ACandidateCrashingWhileTimedIsRecordedAndTheRaceGoesOn) {
+  const auto dir = temp_dir();
+  const auto spec = plain_spec(dir);
+  auto r = sh("R4_REPLAY_TIMING_CRASH_SK=8 " + sweep(spec, dir + "/t.db"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("racing again one sample at a time"), std::string::npos) << r.out;
+  auto store = r4::db::Store::open_read_only(dir + "/t.db");
+  const auto run = store.resolve_run("latest");
+  EXPECT_EQ(run.status, r4::db::RunStatus::complete);
+  int failed = 0, timed = 0;
+  for (const auto& m : store.measurements(run.id)) {
+    if (m.status == r4::db::MeasurementStatus::failed) {
+      ++failed;
+      EXPECT_EQ(m.config.sk, 8);
+      EXPECT_NE(m.detail.find("failed while timing"), std::string::npos) << m.detail;
+    } else {
+      ++timed;
+      EXPECT_NE(m.config.sk, 8);
+    }
+  }
+  EXPECT_GT(failed, 0);
+  EXPECT_GT(timed, 0);
+  EXPECT_EQ(store.winners(run.id, r4::db::OnInvalid::flag).size(),
+            8u);  // 2 kernels x 2 shapes x 2 bands
+  EXPECT_EQ(store.integrity_check(), "ok");
+}
+
 TEST(SweepReplay, NoGpuExitsFourAndCompileOnlyWorks) {
   const auto dir = temp_dir();
   auto r = sh("R4_REPLAY_NO_DEVICE=1 " + sweep(kSmoke, dir + "/b.db"));

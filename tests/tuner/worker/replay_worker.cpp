@@ -33,6 +33,7 @@ double config_us(const json& cfg, int m) {
 int main() {
   std::mt19937_64 rng(static_cast<unsigned long>(::getpid()));
   std::vector<double> entry_us;
+  std::vector<bool> crash;
   int m = 1;
   r4::worker::Handlers h;
   h["open"] = [](const json&) -> json {
@@ -64,21 +65,39 @@ int main() {
     m = r.at("m").get<int>();
     entry_us.clear();
     json ready = json::array(), notes = json::array();
+    crash.clear();
+    const char* crash_sk = std::getenv("R4_REPLAY_TIMING_CRASH_SK");
     for (const auto& e : r.at("entries")) {
       if (e.contains("baseline"))
         entry_us.push_back(e["baseline"] == "bf16" ? 30.0 : 25.0);
       else
         entry_us.push_back(config_us(e.at("config"), m));
+      // R4_REPLAY_TIMING_CRASH_SK=S: candidates with SK == S crash the worker when sampled (a
+      // kernel that passed verification but faults while being timed).
+      crash.push_back(crash_sk && !e.contains("baseline") &&
+                      e.at("config").at(1).get<int>() == std::atoi(crash_sk));
       ready.push_back(true);
       notes.push_back(e.contains("baseline") ? "replay baseline" : "");
     }
     return {{"ready", ready}, {"notes", notes}, {"copies", 4}};
   };
-  h["sample"] = [&](const json& r) -> json {
+  const auto one = [&](std::size_t i) {
     if (const char* d = std::getenv("R4_REPLAY_SAMPLE_DELAY_US"))
       std::this_thread::sleep_for(std::chrono::microseconds(std::atoi(d)));
+    if (crash.at(i)) std::raise(SIGSEGV);
     std::lognormal_distribution<double> noise(0.0, 0.004);
-    return {{"us", entry_us.at(r.at("entry").get<std::size_t>()) * noise(rng)}};
+    return entry_us.at(i) * noise(rng);
+  };
+  h["sample"] = [&](const json& r) -> json {
+    return {{"us", one(r.at("entry").get<std::size_t>())}, {"launches", 4}};
+  };
+  h["sample_many"] = [&](const json& r) -> json {
+    json us = json::array(), launches = json::array();
+    for (const auto& e : r.at("entries")) {
+      us.push_back(one(e.get<std::size_t>()));
+      launches.push_back(4);
+    }
+    return {{"us", us}, {"launches", launches}};
   };
   return r4::worker::serve(std::cin, std::cout, h);
 }
