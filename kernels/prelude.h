@@ -75,17 +75,15 @@ __device__ inline float r4_f16_to_f32(u32 h) { float f; asm("{\n .reg .b16 l, u;
 // bf16 bits (low half of h) -> f32
 __device__ inline float r4_bf16_to_f32(u32 h) { return __int_as_float((int)(h << 16)); }
 // shared-memory address of a generic pointer to shared memory
-__device__ inline u32 r4_smem_addr(const void* p) { return static_cast<u32>(__cvta_generic_to_shared(p)); }
+__device__ inline u32 r4_smem_addr(const void* p) { u32 a; asm("{\n .reg .u64 t;\n cvta.to.shared.u64 t, %1;\n cvt.u32.u64 %0, t;\n}\n" : "=r"(a) : "l"(p)); return a; }
 // 16-byte asynchronous global -> shared copy (L2 only), completed by r4_cp_async_wait
 __device__ inline void r4_cp_async16(void* smem, const void* gmem) { asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(r4_smem_addr(smem)), "l"(gmem) : "memory"); }
 // close the current group of asynchronous copies
 __device__ inline void r4_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 // wait until at most N groups of this thread's asynchronous copies are pending
 template <int N> __device__ inline void r4_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
-// 16-byte shared-memory load through a 32-bit shared address. A plain C++ load let nvcc (32-bit
-// shared pointers) and NVRTC (64-bit) generate different code for the same source: r4d's AOT
-// build ran some w4a8 configs up to 7% slower than the tuner's NVRTC build (H200, 2026-11-30).
-__device__ inline u32x4 r4_lds16(const void* p) { u32x4 v; asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(r4_smem_addr(p)) : "memory"); return v; }
+// 16-byte shared-memory load
+__device__ inline u32x4 r4_lds16(const void* p) { return *static_cast<const u32x4*>(p); }
 #endif
 
 
