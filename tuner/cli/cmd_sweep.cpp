@@ -27,6 +27,8 @@ int run_sweep(std::span<const std::string> args) {
       "a verification slower than this is killed and recorded as a timeout")(
       "sample-timeout-ms", po::value(&o.sample_timeout_ms)->default_value(30000),
       "a timing sample slower than this is killed and recorded as a failure")(
+      "max-consecutive-faults", po::value(&o.max_consecutive_faults)->default_value(32),
+      "stop the sweep (resumable) after this many checks in a row crash or time out")(
       "worker", po::value<std::string>(),
       "program to run as the device worker (default: this binary's `worker`; the tests use a "
       "replay worker)");

@@ -204,6 +204,7 @@ class Sweep {
   std::map<std::tuple<db::Id, std::int64_t, std::int64_t, int>, bool> checked_;  // resume
   std::set<std::tuple<std::int64_t, std::int64_t, int>> raced_;  // (N, K, M) races stored
   std::size_t verified_ = 0, verify_failed_ = 0, timed_ = 0, raced_out_ = 0, failed_ = 0;
+  int consecutive_faults_ = 0;  // checks in a row that crashed the worker or timed out
   // Wall seconds per phase of this invocation, reported at the end (where a sweep's time goes).
   struct Seconds {
     double open = 0, compile = 0, verify = 0, race_setup = 0, sampling = 0, store = 0, total = 0;
@@ -377,6 +378,18 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
       }
       if (!u.injected.empty()) c.detail = "TEST-INJECTED " + u.injected + ": " + c.detail;
       store_.insert_check(c);
+      const bool crashed =
+          c.status == db::CheckStatus::fault || c.status == db::CheckStatus::timeout;
+      consecutive_faults_ = crashed ? consecutive_faults_ + 1 : 0;
+      if (crashed && opt_.max_consecutive_faults > 0 &&
+          consecutive_faults_ >= opt_.max_consecutive_faults)
+        throw std::runtime_error(fmt::format(
+            "{} checks in a row crashed the worker or timed out (the last: {} {} at N={} K={} "
+            "M={}: {}); the kernel build or the device looks broken, so the sweep stops here. "
+            "The run is kept as partial: fix the cause and continue it with --resume, or raise "
+            "--max-consecutive-faults",
+            consecutive_faults_, kname, kernels::to_string(u.config), sh.n, sh.k, m,
+            c.detail.substr(0, 300)));
       const bool pass = c.status == db::CheckStatus::pass;
       ++verified_;
       if (!pass) ++verify_failed_;

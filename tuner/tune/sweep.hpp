@@ -31,6 +31,10 @@ struct SweepOptions {
   std::vector<std::string> worker_argv;  // default: this binary's `worker` subcommand
   int verify_timeout_ms = 30000;
   int sample_timeout_ms = 30000;
+  // This many checks in a row that crash the worker or time out stop the sweep (run left
+  // partial, --resume continues): each costs a worker restart (~0.6 s on the H200) or a timeout,
+  // so a build that faults everywhere would otherwise take hours (13,380 checks in dflash).
+  int max_consecutive_faults = 32;
 };
 
 // Returns the process exit code (0 ok, 1 failed, 3 bad spec, 4 no device and not --compile-only).

@@ -147,6 +147,23 @@ TEST(SweepReplay, ACandidateCrashingWhileTimedIsRecordedAndTheRaceGoesOn) {
   EXPECT_EQ(store.integrity_check(), "ok");
 }
 
+// A build whose every kernel crashes the worker: the sweep stops after --max-consecutive-faults
+// checks in a row instead of restarting the worker for each of the plan's checks, says why, and
+// leaves a partial run that --resume can continue.
+TEST(SweepReplay, AFamilyThatFaultsEverywhereStopsTheSweepEarly) {
+  const auto dir = temp_dir();
+  auto r = sh("R4_REPLAY_VERIFY_CRASH_ALL=1 " +
+              sweep(plain_spec(dir), dir + "/f.db", "--max-consecutive-faults 5"));
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("5 checks in a row crashed the worker"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--resume"), std::string::npos) << r.out;
+  auto store = r4::db::Store::open_read_only(dir + "/f.db");
+  const auto run = store.resolve_run("latest");
+  EXPECT_EQ(run.status, r4::db::RunStatus::partial);
+  EXPECT_EQ(store.checks(run.id).size(), 5u);
+  EXPECT_EQ(store.integrity_check(), "ok");
+}
+
 TEST(SweepReplay, NoGpuExitsFourAndCompileOnlyWorks) {
   const auto dir = temp_dir();
   auto r = sh("R4_REPLAY_NO_DEVICE=1 " + sweep(kSmoke, dir + "/b.db"));

@@ -7,6 +7,8 @@
 // built with R4_TEST_FAULT / R4_BROKEN_SCALE do on a GPU.
 //   R4_REPLAY_NO_DEVICE=1       open fails as on a machine without a GPU
 //   R4_REPLAY_SAMPLE_DELAY_US=N each sample sleeps N microseconds (so a test can kill mid-run)
+//   R4_REPLAY_TIMING_CRASH_SK=S candidates with SK == S crash the worker when sampled
+//   R4_REPLAY_VERIFY_CRASH_ALL=1 every verification crashes the worker (a broken build)
 #include <unistd.h>
 
 #include <chrono>
@@ -55,6 +57,8 @@ int main() {
   h["shape"] = [](const json&) { return json{{"copies", 4}}; };
   h["verify"] = [](const json& r) -> json {
     const std::string inj = r.value("injected", "");
+    if (const char* e = std::getenv("R4_REPLAY_VERIFY_CRASH_ALL"); e && *e == '1')
+      std::raise(SIGSEGV);
     if (inj == "oob") std::raise(SIGSEGV);
     if (inj == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
     if (inj == "wrong")
