@@ -37,8 +37,6 @@ class GraphTimer {
   [[nodiscard]] double collect_us();
   [[nodiscard]] int copies() const { return count_; }
   [[nodiscard]] bool uploaded() const { return uploaded_; }
-  // Device seconds spent in timed replays so far.
-  [[nodiscard]] double device_seconds() const { return device_s_; }
 
  private:
   gpu::Stream& stream_;
@@ -46,7 +44,6 @@ class GraphTimer {
   bool uploaded_ = false;
   std::unique_ptr<gpu::Graph> graph_;
   std::unique_ptr<gpu::Event> start_, stop_;
-  double device_s_ = 0;
 };
 
 }  // namespace r4::measure

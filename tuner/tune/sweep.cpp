@@ -209,7 +209,7 @@ class Sweep {
   struct Seconds {
     double open = 0, compile = 0, verify = 0, race_setup = 0, sampling = 0, store = 0, total = 0;
     // Inside race setup, as the worker reports it.
-    double setup_workspace = 0, setup_baselines = 0, setup_graphs = 0, setup_warmup = 0;
+    double setup_workspace = 0, setup_baselines = 0, setup_candidates = 0, setup_warmup = 0;
   } sec_;
   std::mt19937_64 rng_{0x5eedULL};
 };
@@ -429,7 +429,7 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
       const auto& ss = prep["setup_seconds"];
       sec_.setup_workspace += ss.value("workspace", 0.0);
       sec_.setup_baselines += ss.value("baselines", 0.0);
-      sec_.setup_graphs += ss.value("graphs", 0.0);
+      sec_.setup_candidates += ss.value("candidates", 0.0);
       sec_.setup_warmup += ss.value("warmup", 0.0);
     }
     if (!prep.value("ok", false))
@@ -670,7 +670,7 @@ void Sweep::print_summary() {
                   {"race_setup", sec_.race_setup},
                   {"race_setup_workspace", sec_.setup_workspace},
                   {"race_setup_baselines", sec_.setup_baselines},
-                  {"race_setup_graphs", sec_.setup_graphs},
+                  {"race_setup_candidates", sec_.setup_candidates},
                   {"race_setup_warmup", sec_.setup_warmup},
                   {"sampling", sec_.sampling},
                   {"store", sec_.store},
@@ -700,9 +700,9 @@ void Sweep::print_summary() {
       "sampling {:.1f} s, store {:.1f} s; total {:.1f} s\n",
       sec_.open, sec_.compile, sec_.verify, sec_.race_setup, sec_.sampling, sec_.store, sec_.total);
   fmt::print(
-      "race setup: workspace {:.1f} s, baselines {:.1f} s, candidate graphs {:.1f} s, warm-up "
+      "race setup: workspace {:.1f} s, baselines {:.1f} s, candidates {:.1f} s, warm-up "
       "{:.1f} s\n",
-      sec_.setup_workspace, sec_.setup_baselines, sec_.setup_graphs, sec_.setup_warmup);
+      sec_.setup_workspace, sec_.setup_baselines, sec_.setup_candidates, sec_.setup_warmup);
   fmt::print("{:<14} {:<18} {:>5} {:<18} {:>9} {:>8} {:>8}\n", "kernel", "shape", "band", "config",
              "us", "vs bf16", "vs fp8");
   for (const auto& w : winners)
