@@ -97,10 +97,10 @@
 #endif
 
 // 16-byte cp.async of a weight chunk, with the L2 evict-first policy when R4_NT.
-__device__ inline void r4_cp_weight16(void* smem, const void* gmem) {
+__device__ inline void r4_cp_weight16(r4_saddr smem, const void* gmem) {
 #if defined(R4_NV)
   if (R4_NT) {
-    asm volatile("{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, pol;\n}\n" :: "r"(r4_smem_addr(smem)), "l"(gmem) : "memory");
+    asm volatile("{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, pol;\n}\n" :: "r"(smem), "l"(gmem) : "memory");
   } else {
     r4_cp_async16(smem, gmem);
   }
@@ -110,7 +110,7 @@ __device__ inline void r4_cp_weight16(void* smem, const void* gmem) {
 }
 
 // Stages `rows` activation rows of `bytes_per_row` (a multiple of 16) into dst (no commit).
-__device__ inline void r4_stage_rows(char* dst, const char* src_row0, long long src_stride,
+__device__ inline void r4_stage_rows(r4_saddr dst, const char* src_row0, long long src_stride,
                                      int rows, int bytes_per_row) {
   const int pieces = bytes_per_row >> 4;
   const int total = rows * pieces;
@@ -123,7 +123,7 @@ __device__ inline void r4_stage_rows(char* dst, const char* src_row0, long long 
 
 // Fetches block kb (weights + scales of its group) of each of the warp's tiles into `slot`.
 // wp[p]: the tile's first 16-byte chunk for this lane; sp[p]: the tile's scale dwords.
-__device__ inline void r4_issue_weights(char* slot, const u32x4* const (&wp)[R4_NPW],
+__device__ inline void r4_issue_weights(r4_saddr slot, const u32x4* const (&wp)[R4_NPW],
                                         const u32* const (&sp)[R4_NPW], int kb, int G, int lane) {
   const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
 #pragma unroll

@@ -67,8 +67,8 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
       for (int e = 0; e < 4; ++e) acc[p][j][e] = 0.0f;
 
   extern __shared__ __align__(16) char r4_smem[];
-  char* wring = r4_smem + warp * (R4_STAGES * R4_NPW * R4_WSLOT);
-  char* abuf = r4_smem + R4_WV * R4_STAGES * R4_NPW * R4_WSLOT;
+  const r4_saddr wring = r4_saddr_of(r4_smem) + warp * (R4_STAGES * R4_NPW * R4_WSLOT);
+  const r4_saddr abuf = r4_saddr_of(r4_smem) + R4_WV * R4_STAGES * R4_NPW * R4_WSLOT;
   const int rows_alloc = min(R4_MB * 16, (M + 7) & ~7);
   const int rows_live = min(R4_MB * 16, M - m_base);
   const int act_stage = rows_alloc * R4_ROW_BYTES;
@@ -104,14 +104,14 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
                        min(kb + R4_STAGES - 1, kb_end - 1), G, lane);
       r4_cp_async_commit();
 
-      const char* slot = wring + i * R4_NPW * R4_WSLOT;
-      const char* sbuf = abuf + (chunk & 1) * act_stage;
+      const r4_saddr slot = wring + i * R4_NPW * R4_WSLOT;
+      const r4_saddr sbuf = abuf + (chunk & 1) * act_stage;
       // Activations of this block: 16 consecutive k per lane (32 bytes) per live sub-tile.
       u32x4 h[R4_MSUB][2];
 #pragma unroll
       for (int j = 0; j < R4_MSUB; ++j) {
         if (m_base + 8 * j < M && valid) {
-          const char* p = sbuf + (8 * j + g) * R4_ROW_BYTES + i * 128 + 32 * t;
+          const r4_saddr p = sbuf + (8 * j + g) * R4_ROW_BYTES + i * 128 + 32 * t;
           h[j][0] = r4_lds16(p);
           h[j][1] = r4_lds16(p + 16);
         } else {
@@ -124,9 +124,9 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p) {
         const u32x4 wv = r4_lds16(slot + p * R4_WSLOT + lane * 16);
-        const u32* sc = reinterpret_cast<const u32*>(slot + p * R4_WSLOT + 512);
-        const u32 s0 = sc[g];
-        const u32 s1 = sc[g + 8];
+        const r4_saddr sc = slot + p * R4_WSLOT + 512;  // the tile's 16 scale dwords
+        const u32 s0 = r4_lds32(sc + 4 * g);
+        const u32 s1 = r4_lds32(sc + 4 * (g + 8));
         const u32 w4[4] = {wv.x, wv.y, wv.z, wv.w};
 #if R4_A_BF16
         const u32 s_lo = r4nv::f16_scale_to_bf16x2(s0);

@@ -67,8 +67,8 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
       }
 
   extern __shared__ __align__(16) char r4_smem[];
-  char* wring = r4_smem + warp * (R4_STAGES * R4_NPW * R4_WSLOT);
-  char* abuf = r4_smem + R4_WV * R4_STAGES * R4_NPW * R4_WSLOT;
+  const r4_saddr wring = r4_saddr_of(r4_smem) + warp * (R4_STAGES * R4_NPW * R4_WSLOT);
+  const r4_saddr abuf = r4_saddr_of(r4_smem) + R4_WV * R4_STAGES * R4_NPW * R4_WSLOT;
   const int rows_alloc = min(R4_MB * 16, (M + 7) & ~7);
   const int rows_live = min(R4_MB * 16, M - m_base);
   const int act_stage = rows_alloc * R4_ROW_BYTES;
@@ -103,8 +103,8 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
                        min(kb + R4_STAGES - 1, kb_end - 1), G, lane);
       r4_cp_async_commit();
 
-      const char* slot = wring + i * R4_NPW * R4_WSLOT;
-      const char* sbuf = abuf + (chunk & 1) * act_stage;
+      const r4_saddr slot = wring + i * R4_NPW * R4_WSLOT;
+      const r4_saddr sbuf = abuf + (chunk & 1) * act_stage;
       u32x4 q[R4_MSUB];
 #pragma unroll
       for (int j = 0; j < R4_MSUB; ++j) {
@@ -129,9 +129,9 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
           }
         }
         if (flush) {  // one scale multiply per accumulator per group
-          const u32* sc = reinterpret_cast<const u32*>(slot + p * R4_WSLOT + 512);
-          const float w0 = r4_f16_to_f32(sc[g]) * 0.0625f;
-          const float w1 = r4_f16_to_f32(sc[g + 8]) * 0.0625f;
+          const r4_saddr sc = slot + p * R4_WSLOT + 512;  // the tile's 16 scale dwords
+          const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * 0.0625f;
+          const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * 0.0625f;
 #pragma unroll
           for (int j = 0; j < R4_MSUB; ++j) {
             acc[p][j][0] += (float)iacc[p][j][0] * w0;

@@ -35,14 +35,20 @@ __device__ inline u16 r4_f32_to_bf16(float f) { u32 x = __builtin_bit_cast(u32, 
 __device__ inline float r4_f16_to_f32(u32 h) { return (float)__builtin_bit_cast(_Float16, (u16)h); }
 // bf16 bits -> f32
 __device__ inline float r4_bf16_to_f32(u32 h) { return __builtin_bit_cast(float, h << 16); }
+// address in shared memory (LDS): a plain pointer on AMD (see the NVIDIA shim for why it is a type)
+typedef char* r4_saddr;
+// r4_saddr of a pointer to shared memory
+__device__ inline r4_saddr r4_saddr_of(void* p) { return static_cast<char*>(p); }
 // 16-byte global -> shared copy (synchronous on AMD; the wait is the barrier that follows)
-__device__ inline void r4_cp_async16(void* smem, const void* gmem) { *static_cast<u32x4*>(smem) = *static_cast<const u32x4*>(gmem); }
+__device__ inline void r4_cp_async16(r4_saddr smem, const void* gmem) { *reinterpret_cast<u32x4*>(smem) = *static_cast<const u32x4*>(gmem); }
 // no asynchronous copy groups on AMD
 __device__ inline void r4_cp_async_commit() {}
 // no asynchronous copy groups on AMD
 template <int N> __device__ inline void r4_cp_async_wait() {}
 // 16-byte shared-memory (LDS) load
-__device__ inline u32x4 r4_lds16(const void* p) { return *static_cast<const u32x4*>(p); }
+__device__ inline u32x4 r4_lds16(r4_saddr p) { return *reinterpret_cast<const u32x4*>(p); }
+// 4-byte shared-memory (LDS) load
+__device__ inline u32 r4_lds32(r4_saddr p) { return *reinterpret_cast<const u32*>(p); }
 #else
 
 #define R4_NV 1
@@ -74,16 +80,26 @@ __device__ inline u16 r4_f32_to_bf16(float f) { u16 h; asm("cvt.rn.bf16.f32 %0, 
 __device__ inline float r4_f16_to_f32(u32 h) { float f; asm("{\n .reg .b16 l, u;\n mov.b32 {l, u}, %1;\n cvt.f32.f16 %0, l;\n}\n" : "=f"(f) : "r"(h)); return f; }
 // bf16 bits (low half of h) -> f32
 __device__ inline float r4_bf16_to_f32(u32 h) { return __int_as_float((int)(h << 16)); }
-// shared-memory address of a generic pointer to shared memory
-__device__ inline u32 r4_smem_addr(const void* p) { u32 a; asm("{\n .reg .u64 t;\n cvta.to.shared.u64 t, %1;\n cvt.u32.u64 %0, t;\n}\n" : "=r"(a) : "l"(p)); return a; }
+// Address in shared memory: a 32-bit offset in the block's shared window, not a pointer. nvcc
+// lowers pointers to shared memory to 32 bits and NVRTC keeps them at 64, so the same C++ pointer
+// code compiled to different machine code (gemm_w4a8_nt (8,4,1,1,1): 68 registers through nvcc,
+// 66 through NVRTC; r4d's nvcc build ran three table rows 3-7% slower than the tuner's NVRTC
+// build, H200 2026-11-30). With integer offsets and inline-asm accesses both compilers get the
+// same arithmetic (docs/PERF.md, "one code for r4d and the tuner").
+typedef u32 r4_saddr;
+// r4_saddr of a generic pointer to shared memory
+__device__ inline r4_saddr r4_saddr_of(const void* p) { u32 a; asm("{\n .reg .u64 t;\n cvta.to.shared.u64 t, %1;\n cvt.u32.u64 %0, t;\n}\n" : "=r"(a) : "l"(p)); return a; }
 // 16-byte asynchronous global -> shared copy (L2 only), completed by r4_cp_async_wait
-__device__ inline void r4_cp_async16(void* smem, const void* gmem) { asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(r4_smem_addr(smem)), "l"(gmem) : "memory"); }
+__device__ inline void r4_cp_async16(r4_saddr smem, const void* gmem) { asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(smem), "l"(gmem) : "memory"); }
 // close the current group of asynchronous copies
 __device__ inline void r4_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 // wait until at most N groups of this thread's asynchronous copies are pending
 template <int N> __device__ inline void r4_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
-// 16-byte shared-memory load
-__device__ inline u32x4 r4_lds16(const void* p) { return *static_cast<const u32x4*>(p); }
+// 16-byte shared-memory load. Not volatile (an unused load may go), but "memory": it must stay
+// after the cp.async wait and the barrier that make the data visible.
+__device__ inline u32x4 r4_lds16(r4_saddr a) { u32x4 v; asm("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory"); return v; }
+// 4-byte shared-memory load (as r4_lds16)
+__device__ inline u32 r4_lds32(r4_saddr a) { u32 v; asm("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory"); return v; }
 #endif
 
 

@@ -6,8 +6,11 @@
 #   3. `r4tune sweep configs/dflash.toml` from a cold database, then again on the warm cache
 #      (an independent second run), winners of the two compared;
 #   4. kill -9 during measurement of a third run, then --resume, counts against run 1;
-#   5. r4d: Python module built there, the torch test, r4d_bench (in parallel with step 4's
-#      CPU-light part, never with a timed sweep).
+#   5. r4d (scripts/device/r4d.sh): its gtests, the Python module built there and the torch
+#      test, r4d_bench; R4_SKIP_R4D=1 leaves it out (when the tables are about to be replaced by
+#      this run's, r4d is tested in a second call with the new ones).
+# A failed gpu-labelled test stops the call after a diagnosis (compute-sanitizer on the kernel
+# check, the SASS of one config of each kernel): a wrong kernel is not swept.
 set -uo pipefail
 B=.device/bin
 OUT=${OUT:-/tmp/r4out}
@@ -20,9 +23,26 @@ L="$OUT/final.log"
 {
   date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
   echo "== gpu-labelled tests"
+  failed=0
   for t in tuner_gpu_runtime_test kernels_gpu_check_test r4d_launch_gpu_test r4d_graph_gpu_test; do
-    timeout 180 $B/$t --gtest_brief=1 2>&1 | tail -4; echo "$t rc=${PIPESTATUS[0]}"
+    timeout 180 $B/$t --gtest_brief=1 2>&1 | tail -4; rc=${PIPESTATUS[0]}; echo "$t rc=$rc"
+    [[ $rc == 0 ]] || failed=1
   done
+  if [[ $failed == 1 ]]; then
+    echo "== a gpu-labelled test failed: diagnosis, then stop"
+    timeout 240 compute-sanitizer --tool memcheck --show-backtrace device $B/kernels_gpu_check_test \
+      --gtest_brief=1 2>&1 | head -60
+    mkdir -p /tmp/src && tar -xf $B/src.tar -C /tmp/src
+    for k in "gemm_w4a8_nt 8 4 1 1 1" "gemm_w4a16_nt 4 8 1 1 0"; do
+      set -- $k
+      nvcc -arch=sm_90 -std=c++17 -I/tmp/src -cubin -o "/tmp/$1.cubin" -DR4_WV=$2 -DR4_SK=$3 \
+        -DR4_MB=$4 -DR4_NPW=$5 -DR4_NT=$6 -x cu "/tmp/src/kernels/$1.cu" &&
+        cuobjdump -sass "/tmp/$1.cubin" >"$OUT/$1_$2_$3_$4_$5_$6.sass"
+    done
+  fi
+} >"$L" 2>&1
+if [[ $failed == 1 ]]; then tail -100 "$L"; exit 1; fi
+{
   echo "== smoke sweep with injected faults"
   timeout 240 /usr/bin/time -f "smoke wall %e s" $B/r4tune sweep configs/test/smoke.toml --db /tmp/s.db \
     --plain --verify-timeout-ms 5000 2>&1 | grep -vE "^(compile|measure) "
@@ -31,24 +51,13 @@ L="$OUT/final.log"
   q /tmp/s.db "select status, count(*) from measurements group by 1"
   echo "== dflash sweep, cold database"
   timeout 480 /usr/bin/time -f "dflash cold wall %e s" $B/r4tune sweep configs/dflash.toml --db /tmp/d.db --plain 2>&1 | grep -vE "^(compile|measure) "
+  cp /tmp/d.db /tmp/d_run1.db  # run 1 alone: the committed fixture when the tables are replaced
   echo "== dflash sweep again, warm compile cache (an independent second run)"
   timeout 300 /usr/bin/time -f "dflash warm wall %e s" $B/r4tune sweep configs/dflash.toml --db /tmp/d.db --plain 2>&1 | grep -vE "^(compile|measure) " | grep -E "^(plan|run|time|stream)|wall"
   echo "== winners, run 1 against run 2 (re-measured medians)"
   q /tmp/d.db "select a.kernel, a.n, a.k, a.band_limit, round(a.median_us,2), round(b.median_us,2), round(100*(b.median_us-a.median_us)/a.median_us,2) from winners a join winners b on a.kernel=b.kernel and a.n=b.n and a.k=b.k and a.band_limit=b.band_limit where a.run_id=1 and b.run_id=2"
   q /tmp/d.db "select 'max |diff| %', max(abs(100*(b.median_us-a.median_us)/a.median_us)) from winners a join winners b on a.kernel=b.kernel and a.n=b.n and a.k=b.k and a.band_limit=b.band_limit where a.run_id=1 and b.run_id=2"
-} >"$L" 2>&1
-
-# r4d's Python module builds (CPU) while the kill/resume run measures: that run is not timed.
-(
-  set -e
-  mkdir -p /tmp/r4d-src && tar -xf $B/src.tar -C /tmp/r4d-src
-  cmake -S /tmp/r4d-src/kernels/r4d -B /tmp/r4d-py -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DPython_EXECUTABLE="$(command -v python3)" \
-    -Dpybind11_DIR="$(python3 -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
-    -DR4D_CUDA_ARCHITECTURES=90
-  cmake --build /tmp/r4d-py -j 8
-) >"$OUT/pybuild.log" 2>&1 &
-PB=$!
+} >>"$L" 2>&1
 
 {
   echo "== kill -9 during measurement of run 3 (warm cache), then --resume"
@@ -70,18 +79,13 @@ PB=$!
   q /tmp/k.db "pragma integrity_check"
 } >>"$L" 2>&1
 
-wait $PB
-{
-  echo "== r4d: python module build rc=$? (log pybuild.log)"
-  R4D_PYTHON_PATH=/tmp/r4d-py timeout 200 python3 /tmp/r4d-src/tests/r4d/test_r4d_torch.py 2>&1 | tail -8
-  echo "torch test rc=${PIPESTATUS[0]}"
-  timeout 200 $B/r4d_bench all 5 16,32,48,64 2>&1
-  echo "bench rc=$?"
-} >>"$L" 2>&1
+[[ ${R4_SKIP_R4D:-0} == 1 ]] || scripts/device/r4d.sh
 
 $B/r4tune emit --run 1 --db /tmp/d.db --format python --out "$OUT/h200_tables.py"
 $B/r4tune emit --run 1 --db /tmp/d.db --format cpp --out "$OUT/h200_tables.hpp"
 $B/r4tune report --run 1 --db /tmp/d.db --html "$OUT/report.html" --csv "$OUT/report.csv"
 gzip -c /tmp/d.db >"$OUT/dflash.db.gz"
+gzip -c /tmp/d_run1.db >"$OUT/dflash-run1.db.gz"
 gzip -c /tmp/s.db >"$OUT/smoke.db.gz"
 grep -E "rc=|wall|integrity|^time|^[13] \||max \|diff|before the kill|ratio" "$L"
+grep -E "rc=|ratio|within" "$OUT/r4d.log" 2>/dev/null

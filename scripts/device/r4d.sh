@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# r4d's acceptance runs on the H200 (through the device tool), from the repository root, with the
+# binaries built here carried in .device/bin (scripts/device/pack.sh); appends to $OUT/r4d.log:
+#   1. r4d's gpu-labelled gtests (its kernels compiled by nvcc here, with the committed tables);
+#   2. the Python module built there against the machine's python3, pybind11 and torch, from
+#      src.tar (git archive of HEAD), with the same tables, and the torch test;
+#   3. r4d_bench: each table row's config through r4d against the tuner's NVRTC build.
+# Called by final.sh; runs alone for a change that touches only r4d or the tables.
+set -uo pipefail
+B=.device/bin
+OUT=${OUT:-/tmp/r4out}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export PATH=/usr/local/cuda/bin:$PATH
+L="$OUT/r4d.log"
+{
+  echo "== r4d gpu-labelled tests"
+  for t in r4d_launch_gpu_test r4d_graph_gpu_test; do
+    timeout 180 $B/$t --gtest_brief=1 2>&1 | tail -4; echo "$t rc=${PIPESTATUS[0]}"
+  done
+  echo "== r4d: python module (log pybuild.log)"
+  (
+    set -e
+    rm -rf /tmp/r4d-src /tmp/r4d-py && mkdir -p /tmp/r4d-src && tar -xf $B/src.tar -C /tmp/r4d-src
+    cmake -S /tmp/r4d-src/kernels/r4d -B /tmp/r4d-py -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DPython_EXECUTABLE="$(command -v python3)" \
+      -Dpybind11_DIR="$(python3 -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
+      -DR4D_CUDA_ARCHITECTURES=90
+    cmake --build /tmp/r4d-py -j 16
+  ) >"$OUT/pybuild.log" 2>&1
+  echo "python module build rc=$?"
+  R4D_PYTHON_PATH=/tmp/r4d-py timeout 200 python3 /tmp/r4d-src/tests/r4d/test_r4d_torch.py 2>&1 | tail -8
+  echo "torch test rc=${PIPESTATUS[0]}"
+  echo "== r4d_bench: r4d against the tuner's NVRTC build, every table row"
+  timeout 240 $B/r4d_bench all 5 16,32,48,64 2>&1
+  echo "bench rc=$?"
+} >>"$L" 2>&1
+grep -E "rc=|ratio|within" "$L"
