@@ -2,9 +2,16 @@
 // config compiled the tuner's way (NVRTC through kernels/family.hpp), in the same process, with
 // the tuner's cold-weight method (kernels/timing.hpp: a pool of weight copies >= 4x L2, one
 // launch per copy in a graph, median replay). The two are interleaved, `rounds` times each, and
-// the median of the rounds is reported with the ratio r4d / tuner (target: within 3%).
+// the median of the rounds is reported with the ratio r4d / tuner (target: within 3%). A w4a8
+// row is timed as the tuner times it (tuner/worker/device_session.cpp): quant_act of the bf16
+// activations, then the GEMM, on both sides.
 //
-// usage: r4d_bench [w4a16|w4a8|all] [rounds] [band limits, e.g. 16,64 (default: all)]
+// With a database (the sweep the tables were emitted from, found by the tables' run uuid), the
+// winner's stored median is printed too, with r4d / stored: the same comparison across two
+// processes (and, for the committed tables, across device calls), so it also carries the
+// sweep's run-to-run spread (docs/TUNER.md).
+//
+// usage: r4d_bench [w4a16|w4a8|all] [rounds] [band limits, e.g. 16,64 (default: all)] [DB]
 // (exits 0 with a note when there is no GPU)
 #include <algorithm>
 #include <cstdio>
@@ -15,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "db/store.hpp"
 #include "kernels/family.hpp"
 #include "kernels/timing.hpp"
 #include "r4d/r4d.hpp"
@@ -44,6 +52,22 @@ int main(int argc, char** argv) {
     std::stringstream list(argv[3]);
     for (std::string item; std::getline(list, item, ',');) bands.push_back(std::atoi(item.c_str()));
   }
+  // The stored winners of the tables' run, keyed by kernel, N, K, band limit.
+  std::vector<r4::db::WinnerRow> stored;
+  if (argc > 4) {
+    try {
+      const auto store = r4::db::Store::open_read_only(argv[4]);
+      stored = store.winners(store.resolve_run(std::string(r4d::table_info().run_uuid)).id);
+    } catch (const std::exception& e) {
+      std::printf("r4d_bench: %s: %s\n", argv[4], e.what());
+      return 1;
+    }
+  }
+  const auto stored_us = [&](const char* kernel, int n, int k, int band) {
+    for (const auto& w : stored)
+      if (w.kernel == kernel && w.n == n && w.k == k && w.band_limit == band) return w.median_us;
+    return 0.0;
+  };
   auto backend = r4::gpu::make_cuda_backend();
   if (backend->device_count() == 0) {
     std::printf("r4d_bench: no CUDA device (%s); nothing timed\n", backend->status().c_str());
@@ -60,8 +84,10 @@ int main(int argc, char** argv) {
   std::printf("device %s (%s), L2 %lld MiB; tables %s\n", info.name.c_str(), info.arch.name.c_str(),
               static_cast<long long>(info.l2_bytes >> 20),
               std::string(r4d::table_info().header).c_str());
-  std::printf("%-6s %6s %6s %3s  %-16s %10s %10s %7s\n", "dtype", "N", "K", "M", "config", "r4d_us",
+  std::printf("%-6s %6s %6s %3s  %-16s %10s %10s %7s", "dtype", "N", "K", "M", "config", "r4d_us",
               "nvrtc_us", "ratio");
+  if (!stored.empty()) std::printf(" %10s %7s", "sweep_us", "r4d/sw");
+  std::printf("\n");
 
   std::vector<Row> rows;
   for (r4d::Dtype d : {r4d::Dtype::w4a16, r4d::Dtype::w4a8})
@@ -71,7 +97,15 @@ int main(int argc, char** argv) {
           rows.push_back({d, r});
 
   std::mt19937 rng(7);
-  std::vector<double> ratios;
+  std::vector<double> ratios, ratios_stored;
+  // quant_act the tuner's way, for the w4a8 rows (config-free: one compile).
+  const auto qa_res = backend->compile(rk::compile_request(rk::KernelId::quant_act, rk::Config{}, info.arch));
+  if (!qa_res.ok) {
+    std::printf("nvrtc compile failed for quant_act\n%s\n", qa_res.log.c_str());
+    return 1;
+  }
+  auto qa_mod = ctx->load(qa_res.binary);
+  auto& qa_kern = qa_mod->kernel(std::string(rk::name(rk::KernelId::quant_act)));
   for (const Row& row : rows) {
     const auto& r = row.row;
     const int m = std::min(r.m_limit, r4d::GEMM_W4_MAX_M);
@@ -85,23 +119,23 @@ int main(int argc, char** argv) {
 
     // Pool: weights, activations and outputs per copy (random bytes; time does not depend on them,
     // but scales are kept finite: the high half of each scale dword is the -1032 constant).
+    // w4a8: bf16 activations (0x3F80 = 1.0) quantised into q / sa by quant_act in the timed graph.
     std::vector<std::uint32_t> hw(wq_bytes / 4), hs(wsz_bytes / 4);
     for (auto& v : hw) v = static_cast<std::uint32_t>(rng());
     for (auto& v : hs) v = 0xE4082000u;  // f16 scale 0.0078 low, -1032 high
-    const std::size_t a_bytes = static_cast<std::size_t>(m) * r.k * (a8 ? 1 : 2);
-    std::vector<std::uint8_t> ha(a_bytes, 0x11);
-    std::vector<float> hsa(static_cast<std::size_t>(m), 0.01f);
-    std::vector<DeviceBuffer> wq, wsz, a, c, sa;
+    const std::size_t a_bytes = static_cast<std::size_t>(m) * r.k * 2;
+    std::vector<std::uint16_t> ha(a_bytes / 2, a8 ? 0x3F80 : 0x2C00);
+    std::vector<DeviceBuffer> wq, wsz, a, c, q, sa;
     for (int i = 0; i < pool; ++i) {
       wq.emplace_back(*ctx, wq_bytes);
       wsz.emplace_back(*ctx, wsz_bytes);
       a.emplace_back(*ctx, a_bytes);
       c.emplace_back(*ctx, static_cast<std::size_t>(m) * r.n * 2);
+      q.emplace_back(*ctx, a8 ? static_cast<std::size_t>(m) * r.k : 16);
       sa.emplace_back(*ctx, static_cast<std::size_t>(m) * 4);
       ctx->copy_to_device(wq.back().get(), hw.data(), wq_bytes);
       ctx->copy_to_device(wsz.back().get(), hs.data(), wsz_bytes);
       ctx->copy_to_device(a.back().get(), ha.data(), a_bytes);
-      ctx->copy_to_device(sa.back().get(), hsa.data(), hsa.size() * 4);
     }
     // The tuner's way: NVRTC compile of the same source and defines, launched via family.hpp.
     const auto res = backend->compile(rk::compile_request(id, kc, info.arch));
@@ -119,17 +153,23 @@ int main(int argc, char** argv) {
     bool failed = false;
     auto via_r4d = [&](int i) {
       const auto p = [&](const DeviceBuffer& b) { return reinterpret_cast<void*>(b.get()); };
-      const auto st = a8 ? r4d::gemm_w4a8_nt(p(a[i]), p(sa[i]), p(wq[i]), p(wsz[i]), p(c[i]), m,
-                                             r.k, r.n, r.wv, r.sk, r.mb, r.npw, r.nt, rs)
-                         : r4d::gemm_w4a16_nt(p(a[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n,
-                                              r.wv, r.sk, r.mb, r.npw, r.nt, rs);
-      if (st != r4d::Status::ok) failed = true;
+      if (a8) {
+        if (r4d::quant_act(p(a[i]), p(q[i]), p(sa[i]), m, r.k, rs) != r4d::Status::ok ||
+            r4d::gemm_w4a8_nt(p(q[i]), p(sa[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, r.wv,
+                              r.sk, r.mb, r.npw, r.nt, rs) != r4d::Status::ok)
+          failed = true;
+      } else if (r4d::gemm_w4a16_nt(p(a[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, r.wv,
+                                    r.sk, r.mb, r.npw, r.nt, rs) != r4d::Status::ok) {
+        failed = true;
+      }
     };
     auto via_nvrtc = [&](int i) {
       const rk::W4Weights w{wq[i].get(), wsz[i].get()};
-      if (a8)
-        rk::launch_gemm_w4a8(kern, kc, info.arch, shape, a[i].get(), sa[i].get(), w, c[i].get(),
+      if (a8) {
+        rk::launch_quant_act(qa_kern, shape, a[i].get(), q[i].get(), sa[i].get(), *stream);
+        rk::launch_gemm_w4a8(kern, kc, info.arch, shape, q[i].get(), sa[i].get(), w, c[i].get(),
                              ws.get(), *stream);
+      }
       else
         rk::launch_gemm_w4a16(kern, kc, info.arch, shape, a[i].get(), w, c[i].get(), ws.get(),
                               *stream);
@@ -151,15 +191,26 @@ int main(int argc, char** argv) {
     }
     const double x = median(t_r4d), y = median(t_rtc);
     ratios.push_back(x / y);
-    std::printf("%-6s %6d %6d %3d  %-16s %10.2f %10.2f %7.3f\n",
+    std::printf("%-6s %6d %6d %3d  %-16s %10.2f %10.2f %7.3f",
                 std::string(r4d::to_string(row.dtype)).c_str(), r.n, r.k, m,
                 rk::to_string(kc).c_str(), x, y, x / y);
+    if (const double sw = stored_us(std::string(rk::name(id)).c_str(), r.n, r.k, r.m_limit); sw > 0) {
+      ratios_stored.push_back(x / sw);
+      std::printf(" %10.2f %7.3f", sw, x / sw);
+    }
+    std::printf("\n");
     std::fflush(stdout);
   }
   if (!ratios.empty()) {
     std::sort(ratios.begin(), ratios.end());
     std::printf("ratio r4d/nvrtc over %zu rows: min %.3f median %.3f max %.3f\n", ratios.size(),
                 ratios.front(), ratios[ratios.size() / 2], ratios.back());
+  }
+  if (!ratios_stored.empty()) {
+    std::sort(ratios_stored.begin(), ratios_stored.end());
+    std::printf("ratio r4d/sweep over %zu rows: min %.3f median %.3f max %.3f\n",
+                ratios_stored.size(), ratios_stored.front(),
+                ratios_stored[ratios_stored.size() / 2], ratios_stored.back());
   }
   return 0;
 }
