@@ -75,7 +75,12 @@ void run_phase(Sampler& sampler, const std::vector<std::size_t>& ids,
     for (std::size_t j = 0; j < ids.size(); ++j) {
       if (!live[j]) continue;
       const auto g = static_cast<std::size_t>(grp[j]);
-      if (stop.race && raceable[j] && g < best_hi.size() && sum[j].ci_low > best_hi[g]) {
+      // The margin: screening samples time slices of the pool, and a config's slice time is not
+      // its whole-pool time (finalists' whole-pool / screening medians spread 0.94..1.03 in a
+      // dflash run, H200 2026-11-30), while a 3-sample "CI" is the sample's min..max (75%
+      // coverage). Without it, that run raced out a config 1.6% faster than its winner.
+      if (stop.race && raceable[j] && g < best_hi.size() &&
+          sum[j].ci_low > best_hi[g] * (1.0 + stop.race_margin)) {
         status[j] = EntryStatus::raced_out;
         live[j] = false;
       } else if (static_cast<int>(out[j]->size()) >= stop.min_samples &&

@@ -105,8 +105,8 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   check_keys(t["bands"], {"limits", "extra_m"}, origin, "bands");
   check_keys(t["pool"], {"llc_factor", "llc_bytes", "max_bytes", "screen_slices"}, origin, "pool");
   check_keys(t["stop"],
-             {"rel_ci", "min_samples", "race_after", "screen_ratio", "max_samples", "max_seconds",
-              "race", "finalists", "warmup_replays"},
+             {"rel_ci", "min_samples", "race_after", "screen_ratio", "race_margin", "max_samples",
+              "max_seconds", "race", "finalists", "warmup_replays"},
              origin, "stop");
   check_keys(t["compile"], {"arch"}, origin, "compile");
   check_keys(t["test"], {"inject"}, origin, "test");
@@ -196,6 +196,8 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   st.race_after = get_or<int>(t["stop"]["race_after"], st.race_after, origin, "stop.race_after");
   st.screen_ratio =
       get_or<double>(t["stop"]["screen_ratio"], st.screen_ratio, origin, "stop.screen_ratio");
+  st.race_margin =
+      get_or<double>(t["stop"]["race_margin"], st.race_margin, origin, "stop.race_margin");
   st.max_samples =
       get_or<int>(t["stop"]["max_samples"], st.max_samples, origin, "stop.max_samples");
   st.max_seconds =
@@ -210,6 +212,8 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   if (st.race_after < 2 || st.race_after > st.min_samples)
     fail(origin, "stop.race_after must be in 2..min_samples");
   if (st.warmup_replays < 0) fail(origin, "stop.warmup_replays must be >= 0");
+  if (!(st.race_margin >= 0 && st.race_margin <= 0.2))
+    fail(origin, "stop.race_margin must be in 0..0.2 (a fraction of the best's CI high)");
   if (st.screen_ratio != 0 && st.screen_ratio < 1.05)
     fail(origin, "stop.screen_ratio must be 0 (off) or >= 1.05 (samples vary by a few percent)");
   if (st.finalists < 1) fail(origin, "stop.finalists must be >= 1");

@@ -39,6 +39,7 @@ struct StopSpec {
   int min_samples = 5;         // before an entry may stop as converged
   int race_after = 3;          // before a candidate may be raced out (2..min_samples)
   double screen_ratio = 1.25;  // first sample > this x the best first sample: out (0: off)
+  double race_margin = 0.03;   // raced out only if CI low > (1 + this) x the best's CI high
   int max_samples = 40;        // cap per candidate per race
   double max_seconds = 3.0;    // cap per race (a (shape, M) pair), wall time of device work
   bool race = true;            // drop candidates whose CI lies wholly above the best's

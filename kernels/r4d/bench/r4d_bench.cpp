@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
   std::mt19937 rng(7);
   std::vector<double> ratios, ratios_stored;
   // quant_act the tuner's way, for the w4a8 rows (config-free: one compile).
-  const auto qa_res = backend->compile(rk::compile_request(rk::KernelId::quant_act, rk::Config{}, info.arch));
+  const auto qa_res =
+      backend->compile(rk::compile_request(rk::KernelId::quant_act, rk::Config{}, info.arch));
   if (!qa_res.ok) {
     std::printf("nvrtc compile failed for quant_act\n%s\n", qa_res.log.c_str());
     return 1;
@@ -158,8 +159,8 @@ int main(int argc, char** argv) {
             r4d::gemm_w4a8_nt(p(q[i]), p(sa[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, r.wv,
                               r.sk, r.mb, r.npw, r.nt, rs) != r4d::Status::ok)
           failed = true;
-      } else if (r4d::gemm_w4a16_nt(p(a[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, r.wv,
-                                    r.sk, r.mb, r.npw, r.nt, rs) != r4d::Status::ok) {
+      } else if (r4d::gemm_w4a16_nt(p(a[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, r.wv, r.sk,
+                                    r.mb, r.npw, r.nt, rs) != r4d::Status::ok) {
         failed = true;
       }
     };
@@ -169,8 +170,7 @@ int main(int argc, char** argv) {
         rk::launch_quant_act(qa_kern, shape, a[i].get(), q[i].get(), sa[i].get(), *stream);
         rk::launch_gemm_w4a8(kern, kc, info.arch, shape, q[i].get(), sa[i].get(), w, c[i].get(),
                              ws.get(), *stream);
-      }
-      else
+      } else
         rk::launch_gemm_w4a16(kern, kc, info.arch, shape, a[i].get(), w, c[i].get(), ws.get(),
                               *stream);
     };
@@ -194,7 +194,8 @@ int main(int argc, char** argv) {
     std::printf("%-6s %6d %6d %3d  %-16s %10.2f %10.2f %7.3f",
                 std::string(r4d::to_string(row.dtype)).c_str(), r.n, r.k, m,
                 rk::to_string(kc).c_str(), x, y, x / y);
-    if (const double sw = stored_us(std::string(rk::name(id)).c_str(), r.n, r.k, r.m_limit); sw > 0) {
+    if (const double sw = stored_us(std::string(rk::name(id)).c_str(), r.n, r.k, r.m_limit);
+        sw > 0) {
       ratios_stored.push_back(x / sw);
       std::printf(" %10.2f %7.3f", sw, x / sw);
     }

@@ -13,15 +13,20 @@ namespace r4::tune {
 namespace {
 class ReplaySampler final : public Sampler {
  public:
-  ReplaySampler(std::vector<double> true_us, double noise, std::uint64_t seed)
+  // slice_bias[i]: a screening (slice) sample's time over the whole-pool time, per entry (the
+  // device's slices and whole pool differ by a few percent, not uniformly across configs).
+  ReplaySampler(std::vector<double> true_us, double noise, std::uint64_t seed,
+                std::vector<double> slice_bias = {})
       : true_us_(std::move(true_us)),
         noise_(noise),
         rng_(seed),
         counts_(true_us_.size()),
-        whole_(true_us_.size()) {}
+        whole_(true_us_.size()),
+        slice_bias_(slice_bias.empty() ? std::vector<double>(true_us_.size(), 1.0)
+                                       : std::move(slice_bias)) {}
   double sample(std::size_t i, bool whole_pool) override {
     std::lognormal_distribution<double> d(0.0, noise_);
-    const double v = true_us_.at(i) * d(rng_);
+    const double v = true_us_.at(i) * d(rng_) * (whole_pool ? 1.0 : slice_bias_.at(i));
     // One screening sample = a 16-launch slice, one whole-pool sample = 64 launches.
     seconds_ += v * 1e-6 * (whole_pool ? 64 : 16);
     ++counts_[i];
@@ -37,6 +42,7 @@ class ReplaySampler final : public Sampler {
   double noise_;
   std::mt19937_64 rng_;
   std::vector<int> counts_, whole_;
+  std::vector<double> slice_bias_;
   double seconds_ = 0;
 };
 }  // namespace
@@ -85,6 +91,32 @@ TEST(Race, TheClearlySlowLeaveAfterRaceAfterSamples) {
   EXPECT_EQ(r.entries[3].samples.size(), 3u);
   // Converging still takes min_samples.
   EXPECT_GE(r.entries[0].samples.size(), 5u);
+}
+
+TEST(Race, TheMarginKeepsANearTieWhoseSlicesMisleadForTheWholePool) {
+  // The case seen on the H200 (dflash, w4a8 5120x8704 at M=32, 2026-11-30): on slices, entry 0
+  // looks 2.5% faster than entry 1; over the whole pool entry 1 is 2% faster. With no margin,
+  // entry 1 is raced out on its slice samples and entry 0 wins; with the default 3% margin both
+  // reach the whole-pool re-measurement, which picks entry 1.
+  const std::vector<double> whole_us{10.0, 9.8, 14.0};
+  const std::vector<double> bias{0.97, 1.015, 1.0};
+  StopSpec stop;
+  stop.max_seconds = 10;
+  {
+    ReplaySampler s(whole_us, 0.001, 11, bias);
+    StopSpec no_margin = stop;
+    no_margin.race_margin = 0;
+    std::mt19937_64 rng(12);
+    const auto r = race(s, 3, 0, no_margin, rng);
+    EXPECT_EQ(r.entries[1].status, EntryStatus::raced_out);
+    EXPECT_EQ(r.winner, 0u);
+  }
+  ReplaySampler s(whole_us, 0.001, 11, bias);
+  std::mt19937_64 rng(12);
+  const auto r = race(s, 3, 0, stop, rng);
+  EXPECT_NE(r.entries[1].status, EntryStatus::raced_out);
+  EXPECT_EQ(r.entries[2].status, EntryStatus::raced_out);  // 40% slower still leaves early
+  EXPECT_EQ(r.winner, 1u);
 }
 
 TEST(Race, FinalistsAndBaselinesAreRemeasuredInLockstep) {

@@ -75,6 +75,10 @@ TEST(Spec, BadInputIsNamed) {
             std::string::npos);
   EXPECT_NE(error_of(std::string(kMinimal) + "[stop]\nrace_after = 1\n").find("race_after"),
             std::string::npos);
+  EXPECT_NE(error_of(std::string(kMinimal) + "[stop]\nrace_margin = -0.01\n").find("race_margin"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(kMinimal) + "[stop]\nrace_margin = 0.5\n").find("race_margin"),
+            std::string::npos);
   EXPECT_NE(error_of(std::string(kMinimal) + "[pool]\nscreen_slices = 0\n").find("screen_slices"),
             std::string::npos);
 }
