@@ -207,7 +207,8 @@ class Sweep {
   int consecutive_faults_ = 0;  // checks in a row that crashed the worker or timed out
   // Wall seconds per phase of this invocation, reported at the end (where a sweep's time goes).
   struct Seconds {
-    double open = 0, compile = 0, verify = 0, race_setup = 0, sampling = 0, store = 0, total = 0;
+    double open = 0, compile = 0, shapes = 0, verify = 0, race_setup = 0, sampling = 0, store = 0,
+           total = 0;
     // Inside race setup, as the worker reports it.
     double setup_workspace = 0, setup_baselines = 0, setup_candidates = 0, setup_warmup = 0;
   } sec_;
@@ -607,7 +608,9 @@ void Sweep::do_shape(Plan& plan, const ShapeSpec& sh) {
                     {"max_bytes", spec_.pool.max_bytes},
                     {"max_slices", spec_.pool.screen_slices}};
   shape_sent_ = false;  // the next call sends it
+  const auto t0 = Clock::now();
   ensure_worker();
+  sec_.shapes += since(t0);
   for (int m : measured_ms(spec_)) do_race(plan, sh, m);
 }
 
@@ -666,6 +669,7 @@ void Sweep::print_summary() {
                 {"seconds",
                  {{"open", sec_.open},
                   {"compile", sec_.compile},
+                  {"shapes", sec_.shapes},
                   {"verify", sec_.verify},
                   {"race_setup", sec_.race_setup},
                   {"race_setup_workspace", sec_.setup_workspace},
@@ -695,10 +699,14 @@ void Sweep::print_summary() {
       run_, counts.compiles, counts.checks, counts.checks_failed, counts.measurements,
       counts.samples, counts.winners);
   if (ceiling_gbps_ > 0) fmt::print("streaming-read ceiling {:.0f} GB/s\n", ceiling_gbps_);
+  // "other": planning, the run's rows, compile-cache reads, worker round trips between phases.
+  const double other = sec_.total - (sec_.open + sec_.compile + sec_.shapes + sec_.verify +
+                                     sec_.race_setup + sec_.sampling + sec_.store);
   fmt::print(
-      "time: open and ceiling {:.1f} s, compile {:.1f} s, verify {:.1f} s, race setup {:.1f} s, "
-      "sampling {:.1f} s, store {:.1f} s; total {:.1f} s\n",
-      sec_.open, sec_.compile, sec_.verify, sec_.race_setup, sec_.sampling, sec_.store, sec_.total);
+      "time: open and ceiling {:.1f} s, compile {:.1f} s, shapes {:.1f} s, verify {:.1f} s, race "
+      "setup {:.1f} s, sampling {:.1f} s, store {:.1f} s, other {:.1f} s; total {:.1f} s\n",
+      sec_.open, sec_.compile, sec_.shapes, sec_.verify, sec_.race_setup, sec_.sampling, sec_.store,
+      std::max(0.0, other), sec_.total);
   fmt::print(
       "race setup: workspace {:.1f} s, baselines {:.1f} s, candidates {:.1f} s, warm-up "
       "{:.1f} s\n",
