@@ -5,6 +5,14 @@
 # embedded in the binaries, so nothing else is needed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# The binaries record `git describe`-style commits in every run: build from a committed tree, so
+# the commit they record is the one they were built from (a sweep at dbcf059 recorded
+# "c513ccf-dirty" because the build preceded the commit).
+if ! git diff --quiet HEAD -- . ':!.device'; then
+  echo "pack.sh: the working tree has uncommitted changes; commit first" >&2
+  exit 1
+fi
+scripts/build.sh build >/dev/null
 mkdir -p .device/bin
 rm -f .device/bin/*
 cp build/tuner/r4tune .device/bin/
