@@ -1,10 +1,16 @@
 // r4d_bench: times table configs launched through r4d (nvcc, ahead of time) against the SAME
-// config compiled the tuner's way (NVRTC through kernels/family.hpp), in the same process, with
-// the tuner's cold-weight method (kernels/timing.hpp: a pool of weight copies >= 4x L2, one
-// launch per copy in a graph, median replay). The two are interleaved, `rounds` times each, and
-// the median of the rounds is reported with the ratio r4d / tuner (target: within 3%). A w4a8
-// row is timed as the tuner times it (tuner/worker/device_session.cpp): quant_act of the bf16
-// activations, then the GEMM, on both sides.
+// config compiled the tuner's way (NVRTC through kernels/family.hpp), in the same process, the
+// way the tuner takes the times it stores (its finalists' re-measurement, tuner/tune/race.cpp):
+// a pool of copies >= 4x L2, one launch per copy in a graph (measure/graph_timer.hpp), and the
+// graphs of r4d, the NVRTC build and the shape's cuBLASLt bf16 and block-fp8 baselines sampled
+// in lockstep, `rounds` rounds in a fresh random order each. Medians and the ratio r4d / tuner
+// (target: within 3%). A w4a8 row is timed as the tuner times it
+// (tuner/worker/device_session.cpp): quant_act of the bf16 activations, then the GEMM.
+//
+// Why lockstep and not each graph replayed back to back: the first version of this bench did
+// that, and its times came out up to 8% below the sweep's stored medians on the small shapes
+// (H200, 2026-11-30), while r4d and the NVRTC build agreed within 1%; the tuner had seen the same
+// effect (a graph sampled back to back with itself ran 3-4% faster, docs/TUNER.md).
 //
 // With a database (the sweep the tables were emitted from, found by the tables' run uuid), the
 // winner's stored median is printed too, with r4d / stored: the same comparison across two
@@ -17,15 +23,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "db/store.hpp"
+#include "kernels/baseline.hpp"
 #include "kernels/family.hpp"
 #include "kernels/timing.hpp"
 #include "r4d/r4d.hpp"
+#include "tuner/measure/graph_timer.hpp"
 
 namespace {
 
@@ -46,7 +55,7 @@ struct Row {
 
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "all";
-  const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+  const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 15;
   std::vector<int> bands;
   if (argc > 3) {
     std::stringstream list(argv[3]);
@@ -106,6 +115,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto qa_mod = ctx->load(qa_res.binary);
+  // The baselines the sweep samples alongside (absent where cuBLASLt is not installed).
+  std::vector<std::unique_ptr<rk::Baseline>> baselines;
+  for (auto kind : {rk::BaselineKind::bf16, rk::BaselineKind::fp8_block}) {
+    auto b = rk::make_cublaslt_baseline(kind, *ctx, *stream);
+    if (b->unavailable_reason().empty()) baselines.push_back(std::move(b));
+  }
+  std::mt19937 order_rng(11);
   auto& qa_kern = qa_mod->kernel(std::string(rk::name(rk::KernelId::quant_act)));
   for (const Row& row : rows) {
     const auto& r = row.row;
@@ -174,15 +190,35 @@ int main(int argc, char** argv) {
         rk::launch_gemm_w4a16(kern, kc, info.arch, shape, a[i].get(), w, c[i].get(), ws.get(),
                               *stream);
     };
+    // Graphs over the whole pool (captured once, uploaded), the baselines prepared as the worker
+    // prepares them (algorithm chosen by a short cold timing), then lockstep rounds.
+    using Timer = r4::measure::GraphTimer;
+    Timer g_r4d(*ctx, *stream, pool, [&](int i, r4::gpu::Stream&) { via_r4d(i); });
+    Timer g_rtc(*ctx, *stream, pool, [&](int i, r4::gpu::Stream&) { via_nvrtc(i); });
+    std::vector<std::unique_ptr<rk::PreparedBaseline>> prepared;
+    std::vector<std::unique_ptr<Timer>> base_timers;
+    for (auto& b : baselines) {
+      std::string why;
+      auto pb = b->prepare(shape, rk::TimingSpec{1, 3, 24}, why);
+      if (!pb) continue;
+      auto* raw = pb.get();
+      base_timers.push_back(
+          std::make_unique<Timer>(*ctx, *stream, raw->copies(),
+                                  [raw](int i, r4::gpu::Stream& st) { raw->enqueue(i, st); }));
+      prepared.push_back(std::move(pb));
+    }
+    std::vector<Timer*> timers{&g_r4d, &g_rtc};
+    for (auto& t : base_timers) timers.push_back(t.get());
+    for (auto* t : timers)
+      if (!t->uploaded()) t->warm_up(1);  // the upload happens at the first replay otherwise
     std::vector<double> t_r4d, t_rtc;
-    // Rounds alternate which build goes first, so an order effect cancels out of the medians.
     for (int k = 0; k < rounds; ++k) {
-      if (k % 2 == 0) {
-        t_r4d.push_back(rk::time_graph(*ctx, *stream, pool, via_r4d).median_us);
-        t_rtc.push_back(rk::time_graph(*ctx, *stream, pool, via_nvrtc).median_us);
-      } else {
-        t_rtc.push_back(rk::time_graph(*ctx, *stream, pool, via_nvrtc).median_us);
-        t_r4d.push_back(rk::time_graph(*ctx, *stream, pool, via_r4d).median_us);
+      std::shuffle(timers.begin(), timers.end(), order_rng);
+      for (auto* t : timers) t->enqueue_timed();
+      for (auto* t : timers) {
+        const double us = t->collect_us();
+        if (t == &g_r4d) t_r4d.push_back(us);
+        if (t == &g_rtc) t_rtc.push_back(us);
       }
     }
     if (failed) {
