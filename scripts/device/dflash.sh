@@ -3,10 +3,7 @@
 # `r4tune sweep configs/dflash.toml` from a cold database, then the emitted tables and the report.
 # Binaries built here are carried in .device/bin (scripts/device/pack.sh); outputs go to $OUT.
 set -uo pipefail
-B=.device/bin
-OUT=${OUT:-/tmp/r4out}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+source "$(dirname "$0")/env.sh"
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
   echo "== smoke sweep (injected faults)"

@@ -12,11 +12,7 @@
 # A failed gpu-labelled test stops the call after a diagnosis (compute-sanitizer on the kernel
 # check, the SASS of one config of each kernel): a wrong kernel is not swept.
 set -uo pipefail
-B=.device/bin
-OUT=${OUT:-/tmp/r4out}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "$0")/env.sh"
 q() { python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(*r, sep=' | ') for r in c.execute(sys.argv[2])]" "$@"; }
 counts() { q "$1" "select $2, (select count(*) from checks where run_id=$2), (select count(*) from checks where run_id=$2 and status!='pass'), (select count(*) from measurements where run_id=$2), (select count(*) from winners where run_id=$2), (select count(*) from baselines where run_id=$2), (select status from runs where id=$2)"; }
 L="$OUT/final.log"

@@ -7,11 +7,7 @@
 #   3. r4d_bench: each table row's config through r4d against the tuner's NVRTC build.
 # Called by final.sh; runs alone for a change that touches only r4d or the tables.
 set -uo pipefail
-B=.device/bin
-OUT=${OUT:-/tmp/r4out}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "$0")/env.sh"
 L="$OUT/r4d.log"
 {
   echo "== r4d gpu-labelled tests"

@@ -2,10 +2,7 @@
 # Runs on the H200 through the device tool, from the repository root, with the binaries built
 # here carried in .device/bin (scripts/device/pack.sh). Logs and databases go to $OUT.
 set -uo pipefail
-B=.device/bin
-OUT=${OUT:-/tmp/r4out}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/smi.txt"
 echo "== smoke sweep (injected faults)"
 R4TUNE_TRACE_WORKER=${R4TUNE_TRACE_WORKER:-0} /usr/bin/time -f "wall %e s" $B/r4tune sweep configs/test/smoke.toml --db "$OUT/smoke.db" --plain \
