@@ -18,7 +18,8 @@ class HipBlasLtStub final : public Baseline {
     return {std::nullopt, unavailable_reason()};
   }
   [[nodiscard]] std::unique_ptr<PreparedBaseline> prepare(const Shape&, const TimingSpec&,
-                                                          std::string& why) override {
+                                                          std::string& why,
+                                                          const AlgoHint*) override {
     why = unavailable_reason();
     return nullptr;
   }
