@@ -19,23 +19,6 @@ namespace r4::kernels {
 
 enum class BaselineKind { bf16, fp8_block };
 
-// The algorithm an earlier run chose for the same call on the same device, so a later run can
-// skip the choosing (timing each of the library heuristic's top few; about 3 s of a warm dflash
-// sweep on the H200, 2026-11-30). It is used only when the heuristic returns the same number of
-// algorithms under the same library version, and the algorithm runs; else the choice is made
-// again. The run still measures the baseline like every entry.
-struct AlgoHint {
-  int index = 0;        // among the heuristic's results
-  int found = 0;        // how many the heuristic returned
-  std::string library;  // the library and its version, e.g. "cuBLASLt 130100"
-};
-
-// The note a baseline records for its algorithm, "<library> algo <index> of the heuristic's top
-// <found>", plus " (an earlier run's choice)" when a hint was taken; parse_algo_note reads one
-// back, wherever it stands in a longer note ("M padded to 16; ...").
-[[nodiscard]] std::string algo_note(const AlgoHint& chosen, bool from_hint);
-[[nodiscard]] std::optional<AlgoHint> parse_algo_note(std::string_view note);
-
 struct BaselineResult {
   std::optional<double> us;  // per call; empty when the library could not run it
   std::string note;          // algorithm chosen, padding applied, or why it did not run
@@ -59,12 +42,10 @@ class Baseline {
   // Empty when usable, else why not (library missing, not built, untested).
   [[nodiscard]] virtual std::string unavailable_reason() const = 0;
   [[nodiscard]] virtual BaselineResult time_call(const Shape& s, const TimingSpec& spec) = 0;
-  // nullptr when the library cannot run this shape; `why` then says why. `hint` (may be null):
-  // an earlier run's choice of algorithm (AlgoHint).
+  // nullptr when the library cannot run this shape; `why` then says why.
   [[nodiscard]] virtual std::unique_ptr<PreparedBaseline> prepare(const Shape& s,
                                                                   const TimingSpec& spec,
-                                                                  std::string& why,
-                                                                  const AlgoHint* hint) = 0;
+                                                                  std::string& why) = 0;
 };
 
 // cuBLASLt (NVIDIA). Never throws for a missing library: unavailable_reason() says so.

@@ -36,7 +36,6 @@ struct LtApi {
   decltype(&cublasLtMatmulPreferenceSetAttribute) pref_set{};
   decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic{};
   decltype(&cublasLtMatmul) matmul{};
-  decltype(&cublasLtGetVersion) version{};
   std::string error;
 
   LtApi()
@@ -59,7 +58,6 @@ struct LtApi {
       lib.bind(pref_set, "cublasLtMatmulPreferenceSetAttribute");
       lib.bind(heuristic, "cublasLtMatmulAlgoGetHeuristic");
       lib.bind(matmul, "cublasLtMatmul");
-      lib.bind(version, "cublasLtGetVersion");
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -107,7 +105,7 @@ class CublasLtBaseline final : public Baseline {
 
   [[nodiscard]] BaselineResult time_call(const Shape& s, const TimingSpec& spec) override {
     std::string why;
-    auto p = prepare(s, spec, why, nullptr);
+    auto p = prepare(s, spec, why);
     if (!p) return {std::nullopt, why};
     try {
       const auto t = time_graph(
@@ -119,19 +117,18 @@ class CublasLtBaseline final : public Baseline {
   }
 
   [[nodiscard]] std::unique_ptr<PreparedBaseline> prepare(const Shape& s, const TimingSpec& spec,
-                                                          std::string& why,
-                                                          const AlgoHint* hint) override {
+                                                          std::string& why) override {
     if (!reason_.empty()) {
       why = reason_;
       return nullptr;
     }
     try {
-      auto p = std::make_unique<Plan>(*this, s, s.m, spec, hint);
+      auto p = std::make_unique<Plan>(*this, s, s.m, spec);
       if (p->ok()) return p;
       why = p->note();
       if (kind_ == BaselineKind::fp8_block && s.m % 16 != 0) {
         const std::int64_t padded = (s.m + 15) / 16 * 16;
-        auto q = std::make_unique<Plan>(*this, s, padded, spec, hint);
+        auto q = std::make_unique<Plan>(*this, s, padded, spec);
         if (q->ok()) {
           q->prefix_note(fmt::format("M padded to {}; ", padded));
           return q;
@@ -148,9 +145,7 @@ class CublasLtBaseline final : public Baseline {
   // One shape's pools, descriptors and chosen algorithm.
   class Plan final : public PreparedBaseline {
    public:
-    Plan(CublasLtBaseline& b, const Shape& s, std::int64_t m, const TimingSpec& spec,
-         const AlgoHint* hint)
-        : b_(b) {
+    Plan(CublasLtBaseline& b, const Shape& s, std::int64_t m, const TimingSpec& spec) : b_(b) {
       auto& ctx = b.ctx_;
       fp8_ = b.kind_ == BaselineKind::fp8_block;
       const std::int64_t n = s.n, k = s.k;
@@ -231,25 +226,10 @@ class CublasLtBaseline final : public Baseline {
         note_ = fmt::format("no cuBLASLt algorithm (status {}, M={})", static_cast<int>(hs), m);
         return;
       }
-      const std::string library = fmt::format("cuBLASLt {}", L.version());
-      // An earlier run's choice, where it still applies (AlgoHint): run once, not timed.
-      bool hinted = false;
-      if (hint && hint->library == library && hint->found == found && hint->index >= 0 &&
-          hint->index < found) {
-        algo_ = res[hint->index].algo;
-        try {
-          enqueue(0, b.stream_);
-          b.stream_.synchronize();
-          best_ = hint->index;
-          ok_ = hinted = true;
-        } catch (const std::exception&) {
-          ok_ = false;  // choose again below
-        }
-      }
       // The best of the heuristic's top algorithms, each timed cold (library defaults can be
       // more than 2x off: ROCm/Tensile #2081).
       double best_us = 0;
-      for (int i = 0; i < found && !hinted; ++i) {
+      for (int i = 0; i < found; ++i) {
         algo_ = res[i].algo;
         try {
           enqueue(0, b.stream_);  // a failing algorithm is skipped before capture
@@ -267,7 +247,7 @@ class CublasLtBaseline final : public Baseline {
       }
       if (ok_) {
         algo_ = res[best_].algo;
-        note_ = algo_note(AlgoHint{best_, found, library}, hinted);
+        note_ = fmt::format("cuBLASLt algo {} of the heuristic's top {}", best_, found);
       }
     }
     ~Plan() override {

@@ -18,8 +18,7 @@ class HipBlasLtStub final : public Baseline {
     return {std::nullopt, unavailable_reason()};
   }
   [[nodiscard]] std::unique_ptr<PreparedBaseline> prepare(const Shape&, const TimingSpec&,
-                                                          std::string& why,
-                                                          const AlgoHint*) override {
+                                                          std::string& why) override {
     why = unavailable_reason();
     return nullptr;
   }

@@ -29,9 +29,6 @@ int run_sweep(std::span<const std::string> args) {
       "a timing sample slower than this is killed and recorded as a failure")(
       "max-consecutive-faults", po::value(&o.max_consecutive_faults)->default_value(32),
       "stop the sweep (resumable) after this many checks in a row crash or time out")(
-      "fresh-baselines",
-      "time the library's top algorithms for every baseline again, instead of taking the "
-      "newest complete run's choice on this device")(
       "worker", po::value<std::string>(),
       "program to run as the device worker (default: this binary's `worker`; the tests use a "
       "replay worker)");
@@ -44,7 +41,6 @@ int run_sweep(std::span<const std::string> args) {
   if (vm.count("worker")) o.worker_argv = {vm["worker"].as<std::string>()};
   o.resume = vm.count("resume") > 0;
   o.compile_only = vm.count("compile-only") > 0;
-  o.fresh_baselines = vm.count("fresh-baselines") > 0;
   o.json = vm.count("json") > 0;
   o.progress = vm.count("quiet")   ? tune::ProgressMode::quiet
                : vm.count("plain") ? tune::ProgressMode::plain

@@ -18,7 +18,6 @@
 #include "db/sha256.hpp"
 #include "db/sqlite.hpp"
 #include "db/store.hpp"
-#include "kernels/baseline.hpp"
 #include "kernels/family.hpp"
 #include "tuner/gpu/backend.hpp"
 #include "tuner/gpu/device_json.hpp"
@@ -204,8 +203,6 @@ class Sweep {
   std::string binary_dir_;
   std::map<std::tuple<db::Id, std::int64_t, std::int64_t, int>, bool> checked_;  // resume
   std::set<std::tuple<std::int64_t, std::int64_t, int>> raced_;  // (N, K, M) races stored
-  // (baseline, N, K, M) -> the newest complete run's algorithm on this device (AlgoHint).
-  std::map<std::tuple<std::string, std::int64_t, std::int64_t, int>, json> algo_hints_;
   std::size_t verified_ = 0, verify_failed_ = 0, timed_ = 0, raced_out_ = 0, failed_ = 0;
   int consecutive_faults_ = 0;  // checks in a row that crashed the worker or timed out
   // Wall seconds per phase of this invocation, reported at the end (where a sweep's time goes).
@@ -422,12 +419,7 @@ void Sweep::do_race(Plan& plan, const ShapeSpec& sh, int m) {
                          {"binary", u->binary_path},
                          {"config", config_json(u->config)},
                          {"injected", u->injected}});
-    for (const auto& b : baselines) {
-      json e = {{"baseline", b}};
-      if (auto h = algo_hints_.find({b, sh.n, sh.k, m}); h != algo_hints_.end())
-        e["algo_hint"] = h->second;
-      entries.push_back(std::move(e));
-    }
+    for (const auto& b : baselines) entries.push_back({{"baseline", b}});
     worker::JobResult raw;
     const auto ts = Clock::now();
     const auto prep = call(
@@ -814,21 +806,6 @@ int Sweep::run() {
     run_ = store_.begin_run(r);
     for (const auto& sh : spec_.shapes)
       if (!sh.name.empty()) store_.set_shape_name(run_, sh.n, sh.k, sh.name);
-  }
-
-  // Baselines' algorithms: the newest complete run on this device chose them already.
-  if (device_id && !opt_.fresh_baselines) {
-    std::optional<db::Id> source;
-    for (const auto& r : store_.list_runs())  // oldest first: the last match is the newest
-      if (r.id != run_ && r.device_id == device_id && r.status == db::RunStatus::complete)
-        source = r.id;
-    if (source)
-      for (const auto& b : store_.baselines(*source)) {
-        if (b.kind != db::BaselineKind::bf16 && b.kind != db::BaselineKind::fp8_block) continue;
-        if (const auto h = kernels::parse_algo_note(b.algo))
-          algo_hints_[{b.kind == db::BaselineKind::bf16 ? "bf16" : "fp8_block", b.n, b.k, b.m}] =
-              json{{"index", h->index}, {"found", h->found}, {"library", h->library}};
-      }
   }
 
   Plan plan = make_plan(spec_, arch);

@@ -35,9 +35,6 @@ struct SweepOptions {
   // partial, --resume continues): each costs a worker restart (~0.6 s on the H200) or a timeout,
   // so a build that faults everywhere would otherwise take hours (13,380 checks in dflash).
   int max_consecutive_faults = 32;
-  // Choose every baseline's library algorithm afresh instead of taking the newest complete run's
-  // choice on this device (kernels/baseline.hpp, AlgoHint).
-  bool fresh_baselines = false;
 };
 
 // Returns the process exit code (0 ok, 1 failed, 3 bad spec, 4 no device and not --compile-only).

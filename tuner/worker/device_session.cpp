@@ -5,7 +5,6 @@
 #include <functional>
 #include <iterator>
 #include <memory>
-#include <optional>
 #include <set>
 
 #include <fmt/core.h>
@@ -228,14 +227,7 @@ struct Session {
         // The library's algorithm is picked among its heuristic's top few by a short cold timing
         // each (1 warm-up, 3 replays): enough to tell algorithms apart, which often differ by
         // 2x; the race then measures the chosen one like every candidate.
-        std::optional<kernels::AlgoHint> hint;
-        if (e.contains("algo_hint")) {
-          const auto& h = e.at("algo_hint");
-          hint = kernels::AlgoHint{h.at("index").get<int>(), h.at("found").get<int>(),
-                                   h.at("library").get<std::string>()};
-        }
-        entry.baseline =
-            b->prepare(s, kernels::TimingSpec{1, 3, 24}, note, hint ? &*hint : nullptr);
+        entry.baseline = b->prepare(s, kernels::TimingSpec{1, 3, 24}, note);
         if (entry.baseline) {
           auto* pb = entry.baseline.get();
           entry.full = std::make_unique<measure::GraphTimer>(

@@ -10,9 +10,7 @@
 //   {"op":"verify", "kernel":name, "binary":path, "config":[WV,SK,MB,NPW,NT], "m":M, "seed":S}
 //        -> {"pass": bool, "bad": n, "max_ratio": r, "detail": "..."}
 //   {"op":"race", "m":M, "entries":[{"kernel":..,"binary":..,"config":[..]} |
-//                                   {"baseline":"bf16"|"fp8_block", "algo_hint"?:
-//                                    {"index":i, "found":n, "library":"cuBLASLt V"}}],
-//    "warmup": W}
+//                                   {"baseline":"bf16"|"fp8_block"}], "warmup": W}
 //        prepares each entry (a baseline's own pool and graph; a kernel's slice graphs are
 //        captured and uploaded when first sampled), W untimed slice replays each
 //                                                  -> {"ready":[bool..], "setup_seconds":{..}}

@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<Timer>> base_timers;
     for (auto& b : baselines) {
       std::string why;
-      auto pb = b->prepare(shape, rk::TimingSpec{1, 3, 24}, why, nullptr);
+      auto pb = b->prepare(shape, rk::TimingSpec{1, 3, 24}, why);
       if (!pb) continue;
       auto* raw = pb.get();
       base_timers.push_back(

@@ -117,38 +117,6 @@ TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
   EXPECT_NE(again.out.find("0 compiled, 15 from cache"), std::string::npos) << again.out;
 }
 
-// Baselines: the second run on a device takes the first run's algorithm choices (no re-timing of
-// the library's candidates), and --fresh-baselines chooses again.
-TEST(SweepReplay, BaselineAlgorithmsComeFromTheNewestCompleteRunOnTheDevice) {
-  const auto dir = temp_dir();
-  const auto spec = plain_spec(dir);
-  const auto db = dir + "/b.db";
-  for (const char* extra : {"", "", "--fresh-baselines"}) {
-    auto r = sh(sweep(spec, db, extra));
-    ASSERT_EQ(r.code, 0) << r.out;
-  }
-  auto store = r4::db::Store::open_read_only(db);
-  const auto runs = store.list_runs();
-  ASSERT_EQ(runs.size(), 3u);
-  const auto hinted = [&](std::size_t i) {
-    int yes = 0, no = 0;
-    for (const auto& b : store.baselines(runs[i].id)) {
-      if (b.kind == r4::db::BaselineKind::streaming_ceiling) continue;
-      (b.algo.find("(an earlier run's choice)") != std::string::npos ? yes : no)++;
-    }
-    return std::pair{yes, no};
-  };
-  const auto [first_yes, first_no] = hinted(0);
-  EXPECT_EQ(first_yes, 0);
-  EXPECT_GT(first_no, 0);
-  const auto [second_yes, second_no] = hinted(1);
-  EXPECT_EQ(second_yes, first_no);
-  EXPECT_EQ(second_no, 0);
-  const auto [fresh_yes, fresh_no] = hinted(2);
-  EXPECT_EQ(fresh_yes, 0);
-  EXPECT_EQ(fresh_no, first_no);
-}
-
 // A candidate that passed verification but crashes the worker while being timed: the round it was
 // in fails as a whole, the race runs again one sample per request, names it, records it as failed
 // and carries on; every other candidate is timed and each race still has winners.
