@@ -2,7 +2,8 @@
 # The main job: build r4tune, show the GPUs, then tune the DFlash drafter's shapes
 # (configs/dflash.toml) into out/r4tune.db and emit its tables and report under out/.
 # Without a GPU the sweep plans, compiles and prunes (--compile-only) and the tables and report
-# are emitted from the committed H200 run (tests/fixtures/h200-dflash-2026-11-30.db) instead.
+# are emitted from the committed H200 run instead (tests/fixtures/h200-dflash-2026-11-30.db.tar.xz,
+# which the build unpacks into build/fixtures/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh build
@@ -14,7 +15,7 @@ if $r4 devices --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys
   db=out/r4tune.db run=latest
 else
   $r4 sweep configs/dflash.toml --db out/r4tune.db --compile-only
-  db=tests/fixtures/h200-dflash-2026-11-30.db run=1
+  db=build/fixtures/h200-dflash-2026-11-30.db run=1
   echo "no GPU here: tables and report below come from the committed H200 run"
 fi
 $r4 emit --db "$db" --run "$run" --format python --out out/tables.py

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Copies what a device run needs into .device/bin (git-ignored; carried by the device tool):
-# r4tune, r4kern, the gpu-labelled test binaries, r4d_bench, and src.tar (a git archive of HEAD,
+# r4tune, r4kern, the gpu-labelled test binaries, r4d_bench, the H200 fixture database (the
+# committed tables' run, for r4d_bench), and src.tar (a git archive of HEAD,
 # for building r4d's Python module against the device's python and torch). Kernel sources are
 # embedded in the binaries, so nothing else is needed.
 set -euo pipefail
@@ -22,5 +23,6 @@ for t in build/tests/tuner/tuner_gpu_runtime_test build/tests/kernels/kernels_gp
   [[ -f $t ]] && cp "$t" .device/bin/
 done
 strip --strip-debug .device/bin/*
+cp build/fixtures/h200-dflash-2026-11-30.db .device/bin/  # the tables' run, for r4d_bench
 git archive --format=tar -o .device/bin/src.tar HEAD
 du -sh .device/bin

@@ -28,7 +28,7 @@ L="$OUT/r4d.log"
   R4D_PYTHON_PATH=/tmp/r4d-py timeout 200 python3 /tmp/r4d-src/tests/r4d/test_r4d_torch.py 2>&1 | tail -8
   echo "torch test rc=${PIPESTATUS[0]}"
   echo "== r4d_bench: r4d against the tuner's NVRTC build and the stored sweep, every table row"
-  timeout 400 $B/r4d_bench all 15 16,32,48,64 tests/fixtures/h200-dflash-2026-11-30.db 2>&1
+  timeout 400 $B/r4d_bench all 15 16,32,48,64 $B/h200-dflash-2026-11-30.db 2>&1
   echo "bench rc=$?"
 } >>"$L" 2>&1
 grep -E "rc=|ratio|within" "$L"
