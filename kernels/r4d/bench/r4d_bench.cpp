@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto qa_mod = ctx->load(qa_res.binary);
+  auto& qa_kern = qa_mod->kernel(std::string(rk::name(rk::KernelId::quant_act)));
   // The baselines the sweep samples alongside (absent where cuBLASLt is not installed).
   std::vector<std::unique_ptr<rk::Baseline>> baselines;
   for (auto kind : {rk::BaselineKind::bf16, rk::BaselineKind::fp8_block}) {
@@ -122,7 +123,6 @@ int main(int argc, char** argv) {
     if (b->unavailable_reason().empty()) baselines.push_back(std::move(b));
   }
   std::mt19937 order_rng(11);
-  auto& qa_kern = qa_mod->kernel(std::string(rk::name(rk::KernelId::quant_act)));
   for (const Row& row : rows) {
     const auto& r = row.row;
     const int m = std::min(r.m_limit, r4d::GEMM_W4_MAX_M);
