@@ -32,7 +32,14 @@ class PreparedBaseline {
   virtual ~PreparedBaseline() = default;
   [[nodiscard]] virtual int copies() const = 0;
   virtual void enqueue(int copy, gpu::Stream& s) = 0;
+  // The same call on weight copy `copy` but the caller's activations and output (a decode-step
+  // chain feeds each GEMM the previous one's output): `a` is bf16 [M, K] (bf16) or e4m3 [M, K]
+  // with `a_scale` f32 [K/128][M] (fp8_block), `c` bf16 [M, N].
+  virtual void enqueue_on(int copy, gpu::DevicePtr a, gpu::DevicePtr a_scale, gpu::DevicePtr c,
+                          gpu::Stream& s) = 0;
   [[nodiscard]] virtual const std::string& note() const = 0;  // algorithm, padding
+  // The rows the call runs at: M, or M padded to 16 where the library had no algorithm at M.
+  [[nodiscard]] virtual std::int64_t rows() const = 0;
 };
 
 class Baseline {

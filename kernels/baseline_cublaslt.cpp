@@ -145,7 +145,8 @@ class CublasLtBaseline final : public Baseline {
   // One shape's pools, descriptors and chosen algorithm.
   class Plan final : public PreparedBaseline {
    public:
-    Plan(CublasLtBaseline& b, const Shape& s, std::int64_t m, const TimingSpec& spec) : b_(b) {
+    Plan(CublasLtBaseline& b, const Shape& s, std::int64_t m, const TimingSpec& spec)
+        : b_(b), rows_(m) {
       auto& ctx = b.ctx_;
       fp8_ = b.kind_ == BaselineKind::fp8_block;
       const std::int64_t n = s.n, k = s.k;
@@ -263,27 +264,40 @@ class CublasLtBaseline final : public Baseline {
     [[nodiscard]] bool ok() const { return ok_; }
     [[nodiscard]] int copies() const override { return copies_; }
     [[nodiscard]] const std::string& note() const override { return note_; }
+    [[nodiscard]] std::int64_t rows() const override { return rows_; }
     void prefix_note(const std::string& p) { note_ = p + note_; }
 
     void enqueue(int e, gpu::Stream& stream) override {
-      auto& L = lt();
       const auto i = static_cast<std::size_t>(e);
+      enqueue_on(e, apool_[i].get(), a_scale_.get(), cpool_[i].get(), stream);
+    }
+
+    void enqueue_on(int e, gpu::DevicePtr a, gpu::DevicePtr a_scale, gpu::DevicePtr c,
+                    gpu::Stream& stream) override {
+      auto& L = lt();
+      const auto i = static_cast<std::size_t>(e) % wpool_.size();
       if (fp8_) {
+        // The descriptor holds the scale pointers; cuBLASLt reads them when the call is enqueued
+        // (and captured), so setting them per call is what per-copy scales need.
         const void* wp = reinterpret_cast<const void*>(spool_[i].get());
         check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wp, sizeof wp),
               "A_SCALE_POINTER");
+        const void* ap = reinterpret_cast<const void*>(a_scale);
+        check(L.desc_set(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &ap, sizeof ap),
+              "B_SCALE_POINTER");
       }
       const float alpha = 1.0f, beta = 0.0f;
-      void* c = reinterpret_cast<void*>(cpool_[i].get());
+      void* cp = reinterpret_cast<void*>(c);
       check(L.matmul(b_.handle_, desc_, &alpha, reinterpret_cast<const void*>(wpool_[i].get()), la_,
-                     reinterpret_cast<const void*>(apool_[i].get()), lb_, &beta, c, lc_, c, lc_,
-                     &algo_, reinterpret_cast<void*>(b_.workspace_.get()), kWorkspace,
+                     reinterpret_cast<const void*>(a), lb_, &beta, cp, lc_, cp, lc_, &algo_,
+                     reinterpret_cast<void*>(b_.workspace_.get()), kWorkspace,
                      reinterpret_cast<cudaStream_t>(stream.native())),
             "cublasLtMatmul");
     }
 
    private:
     CublasLtBaseline& b_;
+    std::int64_t rows_;
     bool fp8_ = false, ok_ = false;
     int copies_ = 2, best_ = 0;
     std::vector<gpu::DeviceBuffer> wpool_, spool_, apool_, cpool_;

@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "kernels/embedded_sources.hpp"
+#include "kernels/floors.hpp"
 
 namespace r4::kernels {
 namespace {
@@ -34,8 +35,9 @@ unsigned ceil_div(std::int64_t a, std::int64_t b) {
   return static_cast<unsigned>((a + b - 1) / b);
 }
 
-void launch_raw(gpu::Kernel& k, const LaunchDims& d, gpu::Stream& s, void** args) {
-  k.launch(d.grid, d.block, d.shared_bytes, s, args);
+void launch_raw(gpu::Kernel& k, const LaunchDims& d, gpu::Stream& s, void** args,
+                const gpu::LaunchOptions& opt) {
+  k.launch_with(d.grid, d.block, d.shared_bytes, s, args, opt);
 }
 
 // The dynamic shared memory a launch needs: the warps' weight rings and two activation chunks of
@@ -104,32 +106,50 @@ std::int64_t weight_bytes(std::int64_t n, std::int64_t k) {
 
 void launch_gemm_w4a16(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,
                        gpu::DevicePtr a, const W4Weights& w, gpu::DevicePtr out,
-                       gpu::DevicePtr workspace, gpu::Stream& stream) {
+                       gpu::DevicePtr workspace, gpu::Stream& stream,
+                       const gpu::LaunchOptions& opt) {
   int m = static_cast<int>(s.m), n = static_cast<int>(s.n), kk = static_cast<int>(s.k);
   gpu::DevicePtr wq = w.wq, wsz = w.wsz;
   void* args[] = {&a, &wq, &wsz, &out, &workspace, &m, &n, &kk};
-  launch_raw(k, launch_dims(KernelId::gemm_w4a16_nt, c, arch, s), stream, args);
+  launch_raw(k, launch_dims(KernelId::gemm_w4a16_nt, c, arch, s), stream, args, opt);
 }
 
 void launch_gemm_w4a8(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,
                       gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w, gpu::DevicePtr out,
-                      gpu::DevicePtr workspace, gpu::Stream& stream) {
+                      gpu::DevicePtr workspace, gpu::Stream& stream,
+                      const gpu::LaunchOptions& opt) {
   int m = static_cast<int>(s.m), n = static_cast<int>(s.n), kk = static_cast<int>(s.k);
   gpu::DevicePtr wq = w.wq, wsz = w.wsz;
   void* args[] = {&aq, &sa, &wq, &wsz, &out, &workspace, &m, &n, &kk};
-  launch_raw(k, launch_dims(KernelId::gemm_w4a8_nt, c, arch, s), stream, args);
+  launch_raw(k, launch_dims(KernelId::gemm_w4a8_nt, c, arch, s), stream, args, opt);
 }
 
 void launch_quant_act(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
-                      gpu::DevicePtr sa, gpu::Stream& stream) {
+                      gpu::DevicePtr sa, gpu::Stream& stream, const gpu::LaunchOptions& opt) {
   int m = static_cast<int>(s.m), kk = static_cast<int>(s.k);
   void* args[] = {&a, &aq, &sa, &m, &kk};
   gpu::Arch any;
-  launch_raw(k, launch_dims(KernelId::quant_act, Config{}, any, s), stream, args);
+  launch_raw(k, launch_dims(KernelId::quant_act, Config{}, any, s), stream, args, opt);
 }
 
 gpu::CompileRequest reference_compile_request(const gpu::Arch& arch) {
   return base_request("kernels/reference_gpu.cu", arch);
+}
+
+gpu::CompileRequest quant_fp8_block_compile_request(const gpu::Arch& arch) {
+  return base_request("kernels/quant_fp8_block.cu", arch);
+}
+
+void launch_quant_fp8_block(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
+                            gpu::DevicePtr scales, gpu::Stream& stream) {
+  int m = static_cast<int>(s.m), kk = static_cast<int>(s.k);
+  void* args[] = {&a, &aq, &scales, &m, &kk};
+  k.launch({static_cast<unsigned>(s.k / kGroup), static_cast<unsigned>(s.m), 1}, {32, 1, 1}, 0,
+           stream, args);
+}
+
+gpu::CompileRequest floor_compile_request(const gpu::Arch& arch) {
+  return base_request("kernels/read_floor.cu", arch);
 }
 
 }  // namespace r4::kernels

@@ -50,17 +50,30 @@ struct W4Weights {
   gpu::DevicePtr wsz = 0;  // (N/16)*(K/128)*16 scale dwords
 };
 
+// Launchers take gpu::LaunchOptions: `pdl` launches with programmatic dependent launch where the
+// device has it (gpu::has_pdl; the kernels stream weights before their griddepcontrol.wait and
+// touch activations, outputs and the workspace only after it: kernels/gemm_common.h). Two
+// launches that may overlap under PDL may still share a split-K workspace: a kernel touches it
+// only after its wait, i.e. after the previous kernel has completed.
 // C (bf16 [M, N]) = A (f16/bf16 [M, K]) x W^T.
 void launch_gemm_w4a16(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,
                        gpu::DevicePtr a, const W4Weights& w, gpu::DevicePtr out,
-                       gpu::DevicePtr workspace, gpu::Stream& stream);
+                       gpu::DevicePtr workspace, gpu::Stream& stream,
+                       const gpu::LaunchOptions& opt = {});
 // C (bf16 [M, N]) = diag(sa) Aq (int8 [M, K]) x W^T.
 void launch_gemm_w4a8(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,
                       gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w, gpu::DevicePtr out,
-                      gpu::DevicePtr workspace, gpu::Stream& stream);
+                      gpu::DevicePtr workspace, gpu::Stream& stream,
+                      const gpu::LaunchOptions& opt = {});
 // Aq (int8 [M, K]), sa (f32 [M]) = quant_act(A (bf16 [M, K])).
 void launch_quant_act(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
-                      gpu::DevicePtr sa, gpu::Stream& stream);
+                      gpu::DevicePtr sa, gpu::Stream& stream, const gpu::LaunchOptions& opt = {});
+
+// The block-fp8 baseline's activation quantiser (kernels/quant_fp8_block.cu): A (bf16 [M, K]) ->
+// Aq (e4m3 [M, K]) and s (f32 [K/128][M]); what a block-fp8 decode step runs between GEMMs.
+[[nodiscard]] gpu::CompileRequest quant_fp8_block_compile_request(const gpu::Arch& arch);
+void launch_quant_fp8_block(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
+                            gpu::DevicePtr scales, gpu::Stream& stream);
 
 // The GPU reference / check / bandwidth kernels (kernels/reference_gpu.cu).
 [[nodiscard]] gpu::CompileRequest reference_compile_request(const gpu::Arch& arch);

@@ -133,6 +133,40 @@ __device__ inline void r4_issue_weights(r4_saddr slot, const u32x4* const (&wp)[
   }
 }
 
+// TEST ONLY: R4_TEST_PDL_LATE_WAIT=1 stages the first activation chunk BEFORE waiting for the
+// previous kernel (the deliberately wrong placement of griddepcontrol.wait that the PDL tests must
+// catch: under programmatic dependent launch it reads activations the previous kernel has not
+// written yet).
+#ifndef R4_TEST_PDL_LATE_WAIT
+#define R4_TEST_PDL_LATE_WAIT 0
+#endif
+
+// The pipeline's prologue, shaped for programmatic dependent launch (kernels/prelude.h): the
+// weight blocks kb_begin .. kb_begin+S-2 of this split (no kernel ever writes them) are put in
+// flight first, one copy group each; then the wait for the previous kernel in the stream, which
+// may still be writing the activations; then activation chunk 0 as one more group, and a wait for
+// every group (they were issued together, so this costs about one DRAM latency, as the first
+// block did before). From there the main loop keeps S-2 groups in flight as before (the extra
+// group shifts no completion it waits for). Everything the kernel writes (outputs, split-K
+// workspace) comes after the PDL wait too. Without the PDL launch attribute the wait returns at
+// once.
+__device__ inline void r4_pipeline_prologue(r4_saddr wring, const u32x4* const (&wp)[R4_NPW],
+                                            const u32* const (&sp)[R4_NPW], int kb_begin,
+                                            int kb_end, int G, int lane, r4_saddr abuf,
+                                            const char* a_src, long long a_stride, int rows_live) {
+#pragma unroll
+  for (int d = 0; d < R4_STAGES - 1; ++d) {
+    r4_issue_weights(wring + d * R4_NPW * R4_WSLOT, wp, sp, min(kb_begin + d, kb_end - 1), G, lane);
+    r4_cp_async_commit();
+  }
+  if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
+  r4_stage_rows(abuf, a_src + (i64)kb_begin * R4_BPB, a_stride, rows_live,
+                min(R4_STAGES, kb_end - kb_begin) * R4_BPB);
+  r4_cp_async_commit();
+  if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
+  r4_cp_async_wait<0>();
+}
+
 // Stores one output value (bf16) or, with split-K, one f32 partial.
 struct R4Out {
   u16* c;       // [M, N] bf16

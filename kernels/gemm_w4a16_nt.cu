@@ -37,6 +37,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
                   void* __restrict__ ws,          // split-K workspace (SK > 1), else unused
                   int M, int N, int K) {
   R4_TEST_FAULT_HOOK(C)
+  r4_pdl_launch_dependents();  // the next kernel may start streaming its weights (prelude.h)
   const int lane = r4_lane();
   const int warp = (int)(threadIdx.x >> 5);
   const int g = lane >> 2;
@@ -75,14 +76,8 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
   const char* a_src = reinterpret_cast<const char*>(A + (i64)m_base * K);
   const i64 a_stride = (i64)K * 2;
 
-  // Prologue: activation chunk 0 rides in the group of block 0; blocks 1..S-2 follow.
-  r4_stage_rows(abuf, a_src + (i64)kb_begin * R4_BPB, a_stride, rows_live,
-                min(R4_STAGES, kb_end - kb_begin) * R4_BPB);
-#pragma unroll
-  for (int d = 0; d < R4_STAGES - 1; ++d) {
-    r4_issue_weights(wring + d * R4_NPW * R4_WSLOT, wp, sp, min(kb_begin + d, kb_end - 1), G, lane);
-    r4_cp_async_commit();
-  }
+  r4_pipeline_prologue(wring, wp, sp, kb_begin, kb_end, G, lane, abuf, a_src, a_stride,
+                       rows_live);
 
   int chunk = 0;
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_STAGES, ++chunk) {

@@ -33,6 +33,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
                  void* __restrict__ ws,           // split-K workspace (SK > 1)
                  int M, int N, int K) {
   R4_TEST_FAULT_HOOK(C)
+  r4_pdl_launch_dependents();  // the next kernel may start streaming its weights (prelude.h)
   const int lane = r4_lane();
   const int warp = (int)(threadIdx.x >> 5);
   const int g = lane >> 2;
@@ -75,13 +76,8 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
   const char* a_src = reinterpret_cast<const char*>(Aq + (i64)m_base * K);
   const i64 a_stride = (i64)K;
 
-  r4_stage_rows(abuf, a_src + (i64)kb_begin * R4_BPB, a_stride, rows_live,
-                min(R4_STAGES, kb_end - kb_begin) * R4_BPB);
-#pragma unroll
-  for (int d = 0; d < R4_STAGES - 1; ++d) {
-    r4_issue_weights(wring + d * R4_NPW * R4_WSLOT, wp, sp, min(kb_begin + d, kb_end - 1), G, lane);
-    r4_cp_async_commit();
-  }
+  r4_pipeline_prologue(wring, wp, sp, kb_begin, kb_end, G, lane, abuf, a_src, a_stride,
+                       rows_live);
 
   int chunk = 0;
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_STAGES, ++chunk) {
@@ -89,7 +85,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
     for (int i = 0; i < R4_STAGES; ++i) {
       const int kb = kb0 + i;
       const bool valid = kb < kb_end;
-      r4_cp_async_wait<R4_STAGES - 2>();
+      r4_cp_async_wait<R4_STAGES - 2>();  // block kb (and, at i == 0, this chunk) has landed
       if (i == 0) {
         __syncthreads();
         if (kb0 + R4_STAGES < kb_end)

@@ -49,6 +49,10 @@ template <int N> __device__ inline void r4_cp_async_wait() {}
 __device__ inline u32x4 r4_lds16(r4_saddr p) { return *reinterpret_cast<const u32x4*>(p); }
 // 4-byte shared-memory (LDS) load
 __device__ inline u32 r4_lds32(r4_saddr p) { return *reinterpret_cast<const u32*>(p); }
+// no programmatic dependent launch on AMD: kernels run in stream order
+__device__ inline void r4_pdl_launch_dependents() {}
+// no programmatic dependent launch on AMD: the previous kernel has completed already
+__device__ inline void r4_pdl_wait() {}
 #else
 
 #define R4_NV 1
@@ -100,6 +104,24 @@ template <int N> __device__ inline void r4_cp_async_wait() { asm volatile("cp.as
 __device__ inline u32x4 r4_lds16(r4_saddr a) { u32x4 v; asm("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory"); return v; }
 // 4-byte shared-memory load (as r4_lds16)
 __device__ inline u32 r4_lds32(r4_saddr a) { u32 v; asm("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory"); return v; }
+// Programmatic dependent launch (PTX ISA 7.8, sm_90+; nothing before sm_90). A kernel launched
+// with the programmatic-serialization attribute may start while the previous kernel in the stream
+// runs; it must call r4_pdl_wait() before it reads anything an earlier kernel writes (activations,
+// the split-K workspace) and before it writes anything (an earlier kernel may still read it).
+// Weights and scales are never written by a kernel, so they stream before the wait. Without the
+// attribute both are no-ops. launch_dependents is not a memory fence (PRIOR_ART.md, "Hopper").
+// let the next kernel in the stream launch (its CTAs then wait in r4_pdl_wait for this grid)
+__device__ inline void r4_pdl_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+// wait until every prerequisite grid has completed and its memory operations are visible
+__device__ inline void r4_pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
 #endif
 
 

@@ -13,6 +13,10 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
               i8* __restrict__ Aq,         // [M, K] int8
               float* __restrict__ sa,      // [M] f32
               int M, int K) {
+  // Under programmatic dependent launch (kernels/prelude.h): the next kernel (the w4a8 GEMM) may
+  // start streaming its weights at once; A is the previous kernel's output, so wait before it.
+  r4_pdl_launch_dependents();
+  r4_pdl_wait();
   const int row = (int)blockIdx.x;
   if (row >= M) return;
   const u32x4* src = reinterpret_cast<const u32x4*>(A + (i64)row * K);

@@ -8,7 +8,7 @@
 
 #include "kernels/host_half.hpp"
 #include "kernels/tolerance.hpp"
-#include "quant/pack.hpp"
+#include "kernels/random_weights.hpp"
 
 namespace r4::kernels {
 
@@ -53,24 +53,19 @@ gpu::Kernel& Verifier::quant_act_kernel() {
   return impl_->qa_module->kernel("quant_act");
 }
 
+gpu::Kernel& Verifier::reference_kernel() {
+  return impl_->ref_module->kernel("ref_gemm_w4");
+}
+
+gpu::Kernel& Verifier::check_kernel() {
+  return impl_->ref_module->kernel("check_bf16");
+}
+
 void Verifier::set_shape(std::int64_t n, std::int64_t k, std::uint32_t seed) {
   auto& I = *impl_;
   I.cur_m = -1;  // new weights: the inputs and references must be made again
-  std::mt19937 rng(seed);
-  // Codes in -8..7, eight per 32-bit draw: one draw per code cost ~1 s of the six dflash shapes'
-  // set-up per sweep (CPU, 2026-11-30).
-  std::vector<std::int8_t> q(static_cast<std::size_t>(n * k));
-  for (std::size_t i = 0; i < q.size(); i += 8) {
-    const std::uint32_t r = static_cast<std::uint32_t>(rng());
-    for (std::size_t j = 0; j < 8 && i + j < q.size(); ++j)
-      q[i + j] = static_cast<std::int8_t>(static_cast<int>((r >> (4 * j)) & 15u) - 8);
-  }
-  std::vector<float> sc(static_cast<std::size_t>(n * k / kGroup));
-  std::uniform_real_distribution<float> u(0.005f, 0.03f);
-  for (auto& s : sc) s = u(rng);
-  const auto layout =
-      I.ctx.info().arch.vendor == gpu::Vendor::nvidia ? quant::Layout::sm80 : quant::Layout::gfx12;
-  const auto p = quant::pack(layout, q, sc, n, k, kGroup);
+  const auto p =
+      random_packed_weights(packed_layout(I.ctx.info().arch), n, k, seed, 0.005f, 0.03f);
   I.wq = gpu::DeviceBuffer(I.ctx, p.wq.size() * 4);
   I.wsz = gpu::DeviceBuffer(I.ctx, p.wsz.size() * 4);
   I.ctx.copy_to_device(I.wq.get(), p.wq.data(), p.wq.size() * 4);

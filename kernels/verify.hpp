@@ -48,6 +48,10 @@ class Verifier {
 
   // The quant_act kernel this verifier compiled (the w4a8 path needs it at run time too).
   [[nodiscard]] gpu::Kernel& quant_act_kernel();
+  // The plain GPU reference (ref_gemm_w4) and the checker (check_bf16) of kernels/reference_gpu.cu,
+  // for checks this class does not run itself (the outputs of a decode-step chain).
+  [[nodiscard]] gpu::Kernel& reference_kernel();
+  [[nodiscard]] gpu::Kernel& check_kernel();
 
  private:
   struct Impl;

@@ -95,7 +95,10 @@ bool has_mma_sync(const Arch& a) {
   return a.vendor == Vendor::nvidia && a.major >= 8;
 }
 bool has_wgmma(const Arch& a) {
-  return a.vendor == Vendor::nvidia && a.name == "sm_90a";
+  return a.vendor == Vendor::nvidia && a.major == 9;
+}
+bool has_pdl(const Arch& a) {
+  return a.vendor == Vendor::nvidia && a.major >= 9;
 }
 bool has_wmma_gfx11(const Arch& a) {
   return a.vendor == Vendor::amd && a.major == 11;

@@ -34,8 +34,11 @@ struct Arch {
 [[nodiscard]] int wave_size(const Arch& a);
 // NVIDIA mma.sync m16n8k16 f16/bf16 and m16n8k32 s8 (sm_80 and newer).
 [[nodiscard]] bool has_mma_sync(const Arch& a);
-// NVIDIA Hopper wgmma (needs the sm_90a target).
+// NVIDIA Hopper wgmma, bulk copies and setmaxnreg: a device of compute capability 9.0 (code for
+// them is compiled for the arch-specific target sm_90a, which such a device loads).
 [[nodiscard]] bool has_wgmma(const Arch& a);
+// Programmatic dependent launch (griddepcontrol) and thread-block clusters: NVIDIA sm_90+.
+[[nodiscard]] bool has_pdl(const Arch& a);
 // AMD WMMA, RDNA3 (gfx11) and RDNA4 (gfx12) encodings.
 [[nodiscard]] bool has_wmma_gfx11(const Arch& a);
 [[nodiscard]] bool has_wmma_gfx12(const Arch& a);

@@ -49,8 +49,14 @@ class Stream {
 class Kernel {
  public:
   virtual ~Kernel() = default;
-  // `args[i]` points at the value of the i-th kernel parameter, as in cuLaunchKernel.
-  virtual void launch(Dim3 grid, Dim3 block, unsigned shared_bytes, Stream& s, void** args) = 0;
+  // `args[i]` points at the value of the i-th kernel parameter, as in cuLaunchKernel. Dynamic
+  // shared memory above the default 48 KiB is opted into on the kernel's first such launch.
+  void launch(Dim3 grid, Dim3 block, unsigned shared_bytes, Stream& s, void** args) {
+    launch_with(grid, block, shared_bytes, s, args, LaunchOptions{});
+  }
+  // The same with launch options (programmatic dependent launch, clusters).
+  virtual void launch_with(Dim3 grid, Dim3 block, unsigned shared_bytes, Stream& s, void** args,
+                           const LaunchOptions& opt) = 0;
   [[nodiscard]] virtual Resources resources() const = 0;
   [[nodiscard]] virtual const std::string& name() const = 0;
 };

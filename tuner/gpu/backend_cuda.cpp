@@ -44,6 +44,7 @@ struct DriverApi {
   decltype(&cuFuncGetAttribute) func_attribute{};
   decltype(&cuFuncSetAttribute) func_set_attribute{};
   decltype(&cuLaunchKernel) launch{};
+  decltype(&cuLaunchKernelEx) launch_ex{};
   decltype(&cuStreamCreate) stream_create{};
   decltype(&cuStreamDestroy) stream_destroy{};
   decltype(&cuStreamSynchronize) stream_sync{};
@@ -93,6 +94,7 @@ struct DriverApi {
     lib.bind(func_attribute, "cuFuncGetAttribute");
     lib.bind(func_set_attribute, "cuFuncSetAttribute");
     lib.bind(launch, "cuLaunchKernel");
+    lib.bind(launch_ex, "cuLaunchKernelEx");
     lib.bind(stream_create, "cuStreamCreate");
     lib.bind(stream_destroy, "cuStreamDestroy_v2");
     lib.bind(stream_sync, "cuStreamSynchronize");
@@ -244,11 +246,58 @@ void CudaEvent::record(Stream& s) {
 class CudaKernel final : public Kernel {
  public:
   CudaKernel(CUfunction f, std::string name) : f_(f), name_(std::move(name)) {}
-  void launch(Dim3 g, Dim3 b, unsigned shared, Stream& s, void** args) override {
-    R4_CU(driver().launch(f_, g.x, g.y, g.z, b.x, b.y, b.z, shared,
-                          reinterpret_cast<CUstream>(s.native()), args, nullptr),
-          fmt::format("cuLaunchKernel({}, grid {}x{}x{}, block {}x{}x{}, {} B shared)", name_, g.x,
-                      g.y, g.z, b.x, b.y, b.z, shared));
+  void launch_with(Dim3 g, Dim3 b, unsigned shared, Stream& s, void** args,
+                   const LaunchOptions& opt) override {
+    // Above 48 KiB a kernel must opt into dynamic shared memory first (the sm90a generation's
+    // rings use up to the 227 KiB the device allows per block).
+    if (shared > kDefaultShared && shared > opted_shared_) {
+      R4_CU(driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        static_cast<int>(shared)),
+            fmt::format("cuFuncSetAttribute({}, MAX_DYNAMIC_SHARED_SIZE_BYTES, {})", name_,
+                        shared));
+      opted_shared_ = shared;
+    }
+    const auto what = [&] {
+      return fmt::format("{}({}, grid {}x{}x{}, block {}x{}x{}, {} B shared{}{})",
+                         opt.plain() ? "cuLaunchKernel" : "cuLaunchKernelEx", name_, g.x, g.y, g.z,
+                         b.x, b.y, b.z, shared, opt.pdl ? ", PDL" : "",
+                         opt.cluster.x * opt.cluster.y * opt.cluster.z > 1
+                             ? fmt::format(", cluster {}x{}x{}", opt.cluster.x, opt.cluster.y,
+                                           opt.cluster.z)
+                             : std::string());
+    };
+    const auto stream = reinterpret_cast<CUstream>(s.native());
+    if (opt.plain()) {
+      R4_CU(driver().launch(f_, g.x, g.y, g.z, b.x, b.y, b.z, shared, stream, args, nullptr),
+            what());
+      return;
+    }
+    CUlaunchAttribute attrs[2] = {};
+    unsigned n = 0;
+    if (opt.pdl) {
+      attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attrs[n].value.programmaticStreamSerializationAllowed = 1;
+      ++n;
+    }
+    if (opt.cluster.x * opt.cluster.y * opt.cluster.z > 1) {
+      attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attrs[n].value.clusterDim.x = opt.cluster.x;
+      attrs[n].value.clusterDim.y = opt.cluster.y;
+      attrs[n].value.clusterDim.z = opt.cluster.z;
+      ++n;
+    }
+    CUlaunchConfig cfg = {};
+    cfg.gridDimX = g.x;
+    cfg.gridDimY = g.y;
+    cfg.gridDimZ = g.z;
+    cfg.blockDimX = b.x;
+    cfg.blockDimY = b.y;
+    cfg.blockDimZ = b.z;
+    cfg.sharedMemBytes = shared;
+    cfg.hStream = stream;
+    cfg.attrs = attrs;
+    cfg.numAttrs = n;
+    R4_CU(driver().launch_ex(&cfg, f_, args, nullptr), what());
   }
   [[nodiscard]] Resources resources() const override {
     auto attr = [&](CUfunction_attribute a, const char* what) {
@@ -266,8 +315,10 @@ class CudaKernel final : public Kernel {
   [[nodiscard]] const std::string& name() const override { return name_; }
 
  private:
+  static constexpr unsigned kDefaultShared = 48u << 10;
   CUfunction f_;
   std::string name_;
+  unsigned opted_shared_ = kDefaultShared;
 };
 
 class CudaModule final : public Module {

@@ -239,7 +239,12 @@ class HipStream final : public Stream {
 class HipKernel final : public Kernel {
  public:
   HipKernel(hipFunction_t f, std::string name) : f_(f), name_(std::move(name)) {}
-  void launch(Dim3 g, Dim3 b, unsigned shared, Stream& s, void** args) override {
+  // No programmatic dependent launch on AMD: the kernels' griddepcontrol shims compile to nothing
+  // there, so a PDL request is a plain launch. Clusters do not exist.
+  void launch_with(Dim3 g, Dim3 b, unsigned shared, Stream& s, void** args,
+                   const LaunchOptions& opt) override {
+    if (opt.cluster.x * opt.cluster.y * opt.cluster.z > 1)
+      throw Error("hipModuleLaunchKernel(" + name_ + "): thread-block clusters are NVIDIA-only");
     R4_HIP(hip().launch(f_, g.x, g.y, g.z, b.x, b.y, b.z, shared,
                         reinterpret_cast<hipStream_t>(s.native()), args, nullptr),
            fmt::format("hipModuleLaunchKernel({}, grid {}x{}x{}, block {}x{}x{})", name_, g.x, g.y,

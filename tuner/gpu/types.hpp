@@ -80,4 +80,17 @@ struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
 };
 
+// How a launch is made beyond its geometry. The defaults are a plain launch.
+struct LaunchOptions {
+  // Programmatic dependent launch (sm_90+): the kernel may start while the previous kernel in the
+  // stream still runs, once that one has executed griddepcontrol.launch_dependents (or exited);
+  // the kernel's griddepcontrol.wait then waits for it to complete. Stream capture keeps the
+  // programmatic edge in the graph. Ignored where the device has no PDL (pre-sm_90, AMD).
+  bool pdl = false;
+  // Thread-block cluster shape (sm_90+); 1x1x1 is no cluster. A backend without clusters refuses
+  // anything else.
+  Dim3 cluster{1, 1, 1};
+  [[nodiscard]] bool plain() const { return !pdl && cluster.x * cluster.y * cluster.z == 1; }
+};
+
 }  // namespace r4::gpu

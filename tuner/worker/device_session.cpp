@@ -5,6 +5,7 @@
 #include <functional>
 #include <iterator>
 #include <memory>
+#include <random>
 #include <set>
 
 #include <fmt/core.h>
@@ -13,9 +14,12 @@
 #include "kernels/family.hpp"
 #include "kernels/verify.hpp"
 #include "tuner/gpu/device_json.hpp"
+#include "kernels/floors.hpp"
 #include "tuner/measure/ceiling.hpp"
+#include "tuner/measure/floors.hpp"
 #include "tuner/measure/graph_timer.hpp"
 #include "tuner/measure/pool.hpp"
+#include "tuner/measure/step_chain.hpp"
 
 namespace r4::worker {
 
@@ -65,6 +69,7 @@ struct Session {
   std::unique_ptr<kernels::Verifier> verifier;
   std::map<std::string, std::unique_ptr<gpu::Module>> modules;  // by binary path
   std::map<std::string, std::unique_ptr<kernels::Baseline>> baselines;
+  std::unique_ptr<gpu::Module> floor_module, fp8_module;  // compiled here at first use
 
   // The timing pool for the current shape: `copies` independent sets of everything one call
   // touches, at the largest M (64 rows), so any M reads a cold weight.
@@ -95,6 +100,8 @@ struct Session {
     wq.clear(), wsz.clear(), a_f16.clear(), a_bf16.clear(), a_q.clear(), a_s.clear(), c.clear();
     baselines.clear();
     modules.clear();
+    floor_module.reset();
+    fp8_module.reset();
     verifier.reset();
     stream.reset();
     ctx.reset();
@@ -284,6 +291,117 @@ struct Session {
               {"warmup", t_warmup}}}};
   }
 
+  // A module of the family's service kernels, compiled in the worker at first use.
+  gpu::Module& service_module(std::unique_ptr<gpu::Module>& slot, const gpu::CompileRequest& req) {
+    if (!slot) {
+      auto res = backend->compile(req);
+      if (!res.ok) throw std::runtime_error(req.source_name + " does not compile:\n" + res.log);
+      slot = context().load(res.binary);
+    }
+    return *slot;
+  }
+  gpu::Kernel& floor_kernel(const char* name) {
+    return service_module(floor_module, kernels::floor_compile_request(context().info().arch))
+        .kernel(name);
+  }
+
+  // {"launch": bool}: the read floor of the current shape over its pool (and the launch floor).
+  json floors(const json& r) {
+    auto& cx = context();
+    if (copies == 0) throw std::runtime_error("no shape set up (send 'shape' first)");
+    entries.clear();  // no race graph may hold the stream while the floors are captured
+    json out;
+    if (r.value("launch", false)) {
+      const auto lf = measure::measure_launch_floor(cx, *stream, floor_kernel("r4_empty"));
+      out["launch"] = {{"samples", lf.samples_us}, {"detail", lf.detail}};
+    }
+    std::vector<kernels::W4Weights> pool;
+    for (int i = 0; i < copies; ++i)
+      pool.push_back({wq[static_cast<std::size_t>(i)].get(), wsz[static_cast<std::size_t>(i)].get()});
+    const auto rf = measure::measure_read_floor(cx, *stream, floor_kernel("r4_read_floor"), pool, n, k);
+    out["read"] = {{"samples", rf.samples_us},
+                   {"detail", rf.detail},
+                   {"grid", {rf.grid.blocks, rf.grid.threads}},
+                   {"bytes", kernels::read_floor_bytes(n, k)}};
+    return out;
+  }
+
+  // Decode-step chains (tuner/measure/step_chain.hpp): {"shapes": [[n, k, name], ...], "paths":
+  // [...], "rounds", "seed", "llc_factor", "llc_bytes", "max_bytes", "steps": [{"m", "links":
+  // [{"kernel", "binary", "config", "grid": [blocks, threads]}, ...]}, ...]}.
+  json step(const json& r) {
+    auto& cx = context();
+    // The shape pool and race graphs go first: a step's pools are several times the LLC too.
+    entries.clear();
+    race_workspace = gpu::DeviceBuffer();
+    wq.clear(), wsz.clear(), a_f16.clear(), a_bf16.clear(), a_q.clear(), a_s.clear(), c.clear();
+    n = k = 0;
+    copies = 0;
+    std::vector<std::pair<std::int64_t, std::int64_t>> shapes;
+    std::vector<std::string> names;
+    for (const auto& s : r.at("shapes")) {
+      shapes.emplace_back(s.at(0).get<std::int64_t>(), s.at(1).get<std::int64_t>());
+      names.push_back(s.size() > 2 ? s.at(2).get<std::string>() : std::string());
+    }
+    std::vector<measure::ChainPath> paths;
+    for (const auto& p : r.at("paths")) {
+      measure::ChainPath cp{};
+      if (!measure::parse_chain_path(p.get<std::string>(), cp))
+        throw std::invalid_argument("unknown step path '" + p.get<std::string>() + "'");
+      paths.push_back(cp);
+    }
+    measure::ChainTools tools;
+    tools.verifier = verifier.get();
+    tools.read_floor = &floor_kernel("r4_read_floor");
+    tools.quant_fp8 = &service_module(fp8_module, kernels::quant_fp8_block_compile_request(
+                                                      cx.info().arch))
+                           .kernel("quant_fp8_block");
+    for (const char* b : {"bf16", "fp8_block"}) {
+      auto& lib = baselines[b];
+      if (!lib)
+        lib = kernels::make_cublaslt_baseline(
+            std::string(b) == "bf16" ? kernels::BaselineKind::bf16 : kernels::BaselineKind::fp8_block,
+            cx, *stream);
+    }
+    tools.bf16 = baselines["bf16"].get();
+    tools.fp8 = baselines["fp8_block"].get();
+    const auto seed = r.value("seed", 1u);
+    measure::StepChain chain(cx, *stream, tools, shapes, r.value("llc_factor", 4.0),
+                             r.value("llc_bytes", std::int64_t{0}),
+                             r.value("max_bytes", std::int64_t{32} << 30), seed);
+    std::mt19937_64 rng(seed);
+    json steps = json::array();
+    for (const auto& st : r.at("steps")) {
+      const auto m = st.at("m").get<std::int64_t>();
+      std::vector<measure::ChainLink> links;
+      std::size_t i = 0;
+      for (const auto& l : st.at("links")) {
+        measure::ChainLink L;
+        L.n = shapes.at(i).first;
+        L.k = shapes.at(i).second;
+        L.name = names.at(i);
+        ++i;
+        if (l.contains("kernel") && !l.at("kernel").is_null()) {
+          L.kernel = kernel_of(l);
+          L.config = config_of(l);
+          L.gemm = &kernel(l.at("binary").get<std::string>(), L.kernel);
+        }
+        if (l.contains("grid"))
+          L.floor_grid = {l.at("grid").at(0).get<unsigned>(), l.at("grid").at(1).get<unsigned>()};
+        links.push_back(L);
+      }
+      const auto outcome = chain.time(m, links, paths, r.value("rounds", 15), rng);
+      json pj = json::object();
+      for (const auto& [p, o] : outcome)
+        pj[measure::to_string(p)] = {{"ok", o.ok},
+                                     {"detail", o.detail},
+                                     {"launches", o.launches},
+                                     {"samples", o.samples_us}};
+      steps.push_back({{"m", m}, {"paths", pj}});
+    }
+    return {{"copies", chain.copies()}, {"steps", steps}};
+  }
+
   // The timer the entry's next sample uses: its whole pool (finalists, baselines), or the slice
   // at the shared cursor, captured on first use. Advances the cursor.
   measure::GraphTimer& timer_for(Entry& e, bool whole_pool) {
@@ -365,6 +483,8 @@ Handlers device_handlers() {
   h["race"] = guarded(s, &Session::race);
   h["sample"] = guarded(s, &Session::sample);
   h["sample_many"] = guarded(s, &Session::sample_many);
+  h["floors"] = guarded(s, &Session::floors);
+  h["step"] = guarded(s, &Session::step);
   return h;
 }
 

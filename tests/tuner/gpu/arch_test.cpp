@@ -11,8 +11,15 @@ TEST(Arch, ParsesNvidiaTargets) {
   EXPECT_EQ(a->major, 9);
   EXPECT_EQ(a->minor, 0);
   EXPECT_TRUE(has_mma_sync(*a));
-  EXPECT_FALSE(has_wgmma(*a));
+  // A compute-capability 9.0 device runs sm_90a code (wgmma): the arch-specific target is how such
+  // code is compiled, not a different device.
+  EXPECT_TRUE(has_wgmma(*a));
   EXPECT_TRUE(has_wgmma(Arch::from("sm_90a")));
+  EXPECT_FALSE(has_wgmma(Arch::from("sm_89")));
+  EXPECT_FALSE(has_wgmma(Arch::from("sm_100")));
+  EXPECT_TRUE(has_pdl(*a));
+  EXPECT_FALSE(has_pdl(Arch::from("sm_89")));
+  EXPECT_FALSE(has_pdl(Arch::from("gfx1201")));
   EXPECT_EQ(wave_size(*a), 32);
   EXPECT_EQ(Arch::from("sm_89").major, 8);
 }

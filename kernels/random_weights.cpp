@@ -1,0 +1,31 @@
+#include "kernels/random_weights.hpp"
+
+#include <random>
+#include <vector>
+
+#include "kernels/config.hpp"
+
+namespace r4::kernels {
+
+quant::Layout packed_layout(const gpu::Arch& arch) {
+  return arch.vendor == gpu::Vendor::nvidia ? quant::Layout::sm80 : quant::Layout::gfx12;
+}
+
+quant::Packed random_packed_weights(quant::Layout layout, std::int64_t n, std::int64_t k,
+                                    std::uint32_t seed, float scale_lo, float scale_hi) {
+  std::mt19937 rng(seed);
+  // Codes in -8..7, eight per 32-bit draw: one draw per code cost ~1 s of the six dflash shapes'
+  // set-up per sweep (CPU, 2026-11-30).
+  std::vector<std::int8_t> q(static_cast<std::size_t>(n * k));
+  for (std::size_t i = 0; i < q.size(); i += 8) {
+    const std::uint32_t r = static_cast<std::uint32_t>(rng());
+    for (std::size_t j = 0; j < 8 && i + j < q.size(); ++j)
+      q[i + j] = static_cast<std::int8_t>(static_cast<int>((r >> (4 * j)) & 15u) - 8);
+  }
+  std::vector<float> sc(static_cast<std::size_t>(n * k / kGroup));
+  std::uniform_real_distribution<float> u(scale_lo, scale_hi);
+  for (auto& s : sc) s = u(rng);
+  return quant::pack(layout, q, sc, n, k, kGroup);
+}
+
+}  // namespace r4::kernels

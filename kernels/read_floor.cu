@@ -1,0 +1,54 @@
+// The two limits every time is held against (DESIGN.md "Measurement"; docs/TUNER.md "Floors"),
+// measured in the same run, on the same device and with the same pooled method as the candidates:
+//
+// r4_empty        does nothing. Graph-replayed, its time per launch is the LAUNCH FLOOR.
+// r4_read_floor   streams exactly one shape's packed weight (N*K/2 bytes) and scale dwords
+//                 (N*K/32 bytes) once, with 16-byte loads, grid-stride, four loads in flight per
+//                 thread per iteration (as the streaming-read ceiling kernel). One launch per
+//                 pool copy, best of a few grid sizes: the READ FLOOR of the shape, launch, DRAM
+//                 latency and tail included. No GEMM that reads these bytes once beats it by much.
+//
+// r4_read_floor also runs in decode-step chains (the `read_floor` step paths): it calls
+// launch_dependents at once, streams its bytes, then waits for the previous kernel of the stream
+// (kernels/prelude.h) and reads one word of its output `in` before writing its own `out`, so a
+// chain of them depends launch on launch exactly like a chain of GEMMs, and under programmatic
+// dependent launch each one streams while the previous one drains
+// (../shared/bench/h200-floors-2026-11-30.md: six shapes, 30.4 us plain, 22.0 us with PDL).
+// Vendor-neutral: the same source compiles with NVRTC and hipRTC (PDL is a no-op on AMD).
+#include "kernels/prelude.h"
+
+R4_EXTERN void r4_empty() {}
+
+// Four independent 16-byte weight loads per iteration, then the rest one at a time; the XOR only
+// keeps the loads alive (the L2 evict-first policy of the NT weight loads, as the GEMMs may use).
+__device__ inline u32 r4_stream_xor(const u32x4* __restrict__ p, i64 n16) {
+  const i64 stride = (i64)gridDim.x * blockDim.x;
+  i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+  u32 acc = 0;
+  for (; i + 3 * stride < n16; i += 4 * stride) {
+    const u32x4 a = r4_ld_weight<1>(p + i);
+    const u32x4 b = r4_ld_weight<1>(p + i + stride);
+    const u32x4 c = r4_ld_weight<1>(p + i + 2 * stride);
+    const u32x4 d = r4_ld_weight<1>(p + i + 3 * stride);
+    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+  }
+  for (; i < n16; i += stride) {
+    const u32x4 a = r4_ld_weight<1>(p + i);
+    acc ^= a.x ^ a.y ^ a.z ^ a.w;
+  }
+  return acc;
+}
+
+R4_EXTERN void r4_read_floor(const u32x4* __restrict__ wq,   // N*K/2 bytes: nq16 16-byte words
+                             i64 nq16,
+                             const u32x4* __restrict__ wsz,  // N*K/32 bytes: ns16 words
+                             i64 ns16,
+                             const u32* __restrict__ in,     // previous kernel's output, or null
+                             u32* __restrict__ out) {        // gridDim.x words, or null
+  r4_pdl_launch_dependents();
+  const u32 acc = r4_stream_xor(wq, nq16) ^ r4_stream_xor(wsz, ns16);
+  r4_pdl_wait();  // after the weights: the previous kernel may still be writing `in`
+  const u32 dep = in ? in[blockIdx.x & 63u] : 0u;
+  if (out && threadIdx.x == 0) out[blockIdx.x] = dep + 1u;
+  if (out && (acc ^ dep) == 0x9E3779B9u) out[blockIdx.x] = acc;  // practically never
+}

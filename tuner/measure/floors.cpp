@@ -1,0 +1,74 @@
+#include "tuner/measure/floors.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/core.h>
+
+#include "tuner/measure/graph_timer.hpp"
+
+namespace r4::measure {
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+std::vector<double> sample(GraphTimer& t, int n) {
+  std::vector<double> out;
+  for (int i = 0; i < n; ++i) out.push_back(t.sample_us());
+  return out;
+}
+
+}  // namespace
+
+FloorMeasurement measure_launch_floor(gpu::Context& ctx, gpu::Stream& stream, gpu::Kernel& empty,
+                                      int samples, int launches) {
+  GraphTimer t(ctx, stream, launches, [&](int, gpu::Stream& s) { kernels::launch_empty(empty, s); });
+  t.warm_up(1);
+  FloorMeasurement m;
+  m.samples_us = sample(t, std::max(samples, 1));
+  m.detail = fmt::format("empty kernel (1 block of 1 thread), {} launches per graph replay",
+                         launches);
+  return m;
+}
+
+FloorMeasurement measure_read_floor(gpu::Context& ctx, gpu::Stream& stream,
+                                    gpu::Kernel& read_floor,
+                                    std::span<const kernels::W4Weights> pool, std::int64_t n,
+                                    std::int64_t k, int samples, int screen) {
+  if (pool.empty()) throw std::invalid_argument("measure_read_floor: an empty pool");
+  const auto grids = kernels::read_floor_grids(ctx.info());
+  const auto timer_for = [&](const kernels::ReadFloorGrid& g) {
+    return GraphTimer(ctx, stream, static_cast<int>(pool.size()), [&, g](int i, gpu::Stream& s) {
+      kernels::launch_read_floor(read_floor, g, pool[static_cast<std::size_t>(i)], n, k, 0, 0, s);
+    });
+  };
+  std::size_t best = 0;
+  double best_us = 0;
+  std::string tried;
+  for (std::size_t i = 0; i < grids.size(); ++i) {
+    auto t = timer_for(grids[i]);
+    t.warm_up(1);
+    const double us = median(sample(t, std::max(screen, 1)));
+    tried += fmt::format("{}{}x{} {:.2f}", i ? ", " : "", grids[i].blocks, grids[i].threads, us);
+    if (i == 0 || us < best_us) {
+      best = i;
+      best_us = us;
+    }
+  }
+  auto t = timer_for(grids[best]);
+  t.warm_up(1);
+  FloorMeasurement m;
+  m.samples_us = sample(t, std::max(samples, 1));
+  m.grid = grids[best];
+  m.detail = fmt::format(
+      "{} bytes per launch, one launch per copy of a {}-copy pool; best grid {} blocks x {} "
+      "threads (screened, us: {})",
+      kernels::read_floor_bytes(n, k), pool.size(), m.grid.blocks, m.grid.threads, tried);
+  return m;
+}
+
+}  // namespace r4::measure
