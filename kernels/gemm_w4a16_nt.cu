@@ -12,9 +12,29 @@
 //
 // Test-only define: R4_BROKEN_SCALE=1 reads the scale of the next group (wrapping): a wrong
 // kernel that the correctness sweep must catch.
+//
+// R4_GEN selects the kernel generation (kernels/config.hpp): 0 the mma.sync generation below
+// (sm_80+, AMD WMMA), 1 the sm90a generation (kernels/nv/gemm_w4_sm90a.h; same arguments, same
+// results, the same packed weight).
 #ifndef R4_A_BF16
 #define R4_A_BF16 0
 #endif
+#ifndef R4_GEN
+#define R4_GEN 0
+#endif
+
+#if R4_GEN == 1
+#define R4_ACT_KIND (R4_A_BF16 ? 1 : 0)
+#include "kernels/nv/gemm_w4_sm90a.h"
+
+R4_EXTERN void __launch_bounds__(R4G_THREADS, 1)
+    gemm_w4a16_nt(const u16* __restrict__ A, const u32x4* __restrict__ wq,
+                  const u32* __restrict__ wsz, u16* __restrict__ C, void* __restrict__ ws, int M,
+                  int N, int K) {
+  r4g_gemm(A, nullptr, wq, wsz, C, ws, M, N, K);
+}
+
+#else  // R4_GEN == 0
 #define R4_ACT_BYTES 2
 #include "kernels/gemm_common.h"
 
@@ -184,3 +204,4 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
 #elif defined(R4_AMD)
 #include "kernels/amd/gemm_w4a16_nt_wmma.h"
 #endif
+#endif  // R4_GEN

@@ -1,0 +1,314 @@
+// The sm90a generation of gemm_w4a16_nt and gemm_w4a8_nt (R4_GEN=1): the same packed weight (the
+// sm80 layout, quant/layout/sm80.h) and the same results, built on Hopper's bulk copies, mbarrier
+// rings, warp specialisation and wgmma. Included by kernels/gemm_w4a16_nt.cu (R4_ACT_KIND 0: f16
+// activations, 1: bf16) and kernels/gemm_w4a8_nt.cu (R4_ACT_KIND 2: int8 from quant_act).
+//
+// Swap AB. The weights are wgmma's 64-row A operand, dequantised in registers (the RS form): warp
+// w of a consumer warpgroup owns the sm80 16-row tile 4T + w of the 64-row tile T and its lane
+// builds exactly the mma.sync A fragment the first generation builds (kernels/nv/mma_sm80.h).
+// The activations are the B operand, N = 16*MB columns, in shared memory.
+//
+// Warp specialisation. CW = WV/4 consumer warpgroups, then one producer warpgroup:
+//   - the producer's four warp leaders stream the weight and scale bytes of each stage with 1-D
+//     bulk copies (cp.async.bulk: the sm80 layout keeps one 16-row tile's 128 K (one group) in
+//     1 KiB contiguous, its 16 scale dwords in 64 B) into a ring of ST stages completed by
+//     transaction counts on an mbarrier per stage ("full"); all 128 producer threads stage the
+//     stage's activations (16*MB rows x 128 K) through registers, at the k-permutation the weight
+//     fragments carry (kernels/nv/wgmma_layout_sm90a.h: it is not a 16-byte copy, hence no bulk
+//     copy), fence them for the async proxy and arrive on "full";
+//   - each consumer warpgroup waits for a stage, dequantises its NPW 64-row tiles (one 16-byte
+//     shared load per lane per 64 K per tile, as the first generation), issues the stage's wgmmas
+//     (8 k16 steps for 16-bit activations, 4 k32 steps for int8), waits for them, and releases
+//     the stage ("empty": one arrival per consumer warp).
+// Group scales stay exact where the first generation keeps them exact: the 16-bit paths fold the
+// f16 scale into the dequantised weight (one rounding, as gemm_w4a16_nt; tolerance.hpp), the
+// int8 path accumulates each 128-K group (= one stage) in int32 and promotes it once with its
+// f32 scale / 16 (QServe, DeepGEMM), the activation row scale at the end.
+//
+// Work split. Grid x = the 64*CW*NPW-row blocks of N, y = SK splits of the K groups, z = the
+// 16*MB-row blocks of M; split-K is reduced by kernels/splitk.h (deterministic). One CTA per SM
+// (the ring uses up to the 227 KiB opt-in; __launch_bounds__(threads, 1)).
+//
+// Programmatic dependent launch (kernels/prelude.h): every thread calls launch_dependents at
+// entry; the producer issues the bulk copies of the first min(ST, stages) stages, THEN waits for
+// the previous kernel, then reads activations. The consumers only read what the producer staged,
+// and wait again (a no-op by then) before the epilogue writes outputs or touches the workspace.
+//
+// Config (compile-time, kernels/config.hpp is_valid): R4_WV consumer warps (4, 8), R4_SK split-K,
+// R4_MB (wgmma N = 16*MB: 1, 2, 4), R4_NPW 64-row tiles per consumer warpgroup (1, 2), R4_NT L2
+// evict-first weight copies, R4_ST ring stages.
+#ifndef R4_KERNELS_NV_GEMM_W4_SM90A_H
+#define R4_KERNELS_NV_GEMM_W4_SM90A_H
+
+#include "kernels/nv/mma_sm80.h"
+#include "kernels/nv/wgmma_layout_sm90a.h"
+#include "kernels/nv/wgmma_sm90a.h"
+#include "kernels/splitk.h"
+#include "quant/layout/sm80.h"
+
+#ifndef R4_ST
+#error "R4_ST (ring stages) must be defined for the sm90a generation"
+#endif
+#ifndef R4_ACT_KIND
+#error "R4_ACT_KIND (0 f16, 1 bf16, 2 int8 activations) must be defined"
+#endif
+#if R4_WV != 4 && R4_WV != 8
+#error "the sm90a generation has 1 or 2 consumer warpgroups (R4_WV 4 or 8)"
+#endif
+
+#define R4G_CW (R4_WV / 4)                         // consumer warpgroups
+#define R4G_THREADS (128 * (R4G_CW + 1))           // + the producer warpgroup
+#define R4G_NR (16 * R4_MB)                        // activation rows per CTA: the wgmma N
+#define R4G_EB (R4_ACT_KIND == 2 ? 1 : 2)          // activation bytes
+#define R4G_TPC (R4G_CW * R4_NPW)                  // 64-row weight tiles per CTA
+#define R4G_SLOTS (4 * R4G_TPC)                    // 16-row sm80 tiles per CTA
+#define R4G_WBYTES 1024                            // one sm80 tile's 128 K: 2 x 512 B
+#define R4G_SBYTES 64                              // its 16 scale dwords of the group
+#define R4G_ABYTES (R4G_NR * 128 * R4G_EB)         // the stage's activations
+#define R4G_STAGE (R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES) + R4G_ABYTES)
+#define R4G_RING_OFFSET 1024                       // the ring after the barriers
+#define R4G_STEPS (R4G_EB == 2 ? 8 : 4)            // wgmma k-steps per stage
+
+// The stage's activations, 16-byte chunks: a row of 128 K holds kChunks of them; producer thread
+// pt takes chunks pt, pt + 128, ... (a warp reads consecutive chunks of a row: coalesced).
+#define R4G_CHUNKS (128 * R4G_EB / 16)
+#define R4G_PER ((R4G_NR * R4G_CHUNKS) / 128)  // chunks per producer thread per stage (>= 1)
+
+__device__ inline void r4g_load_act(u32x4 (&v)[R4G_PER], const char* __restrict__ src,
+                                    int rows_live, i64 stride, int pt) {
+#pragma unroll
+  for (int i = 0; i < R4G_PER; ++i) {
+    const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
+    if (n < rows_live) v[i] = r4_ld_act16(src + (i64)n * stride + 16 * q);
+  }
+}
+
+__device__ inline void r4g_st32(r4_saddr a, u32 v) {
+  asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
+}
+
+// Writes the loaded chunks at the MMA-k positions of kernels/nv/wgmma_layout_sm90a.h. Rows past M
+// are left as they are: they only feed output columns that are never stored.
+__device__ inline void r4g_store_act(const u32x4 (&v)[R4G_PER], r4_saddr a_stage, int rows_live,
+                                     int pt) {
+#pragma unroll
+  for (int i = 0; i < R4G_PER; ++i) {
+    const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
+    if (n >= rows_live) continue;
+#if R4_ACT_KIND == 2
+    // 16 int8 = real k 16q .. 16q+15: four 4-byte groups, each whole at one MMA-k position.
+    const int k0 = 16 * q;
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0, R4G_NR), v[i].x);
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 4, R4G_NR), v[i].y);
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 8, R4G_NR), v[i].z);
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 12, R4G_NR), v[i].w);
+#else
+    // 8 16-bit values = real k 8q .. 8q+7 = (k16 steps s0, s0+1) x j = 0..3; the pairs (j0, j2)
+    // and (j1, j3) sit at adjacent MMA-k positions (the first generation's prmt 0x5410 / 0x7632).
+    const int k0 = 8 * q;
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0, R4G_NR), r4nv::prmt(v[i].x, v[i].y, 0x5410u));
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0 + 1, R4G_NR), r4nv::prmt(v[i].x, v[i].y, 0x7632u));
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0 + 4, R4G_NR), r4nv::prmt(v[i].z, v[i].w, 0x5410u));
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0 + 5, R4G_NR), r4nv::prmt(v[i].z, v[i].w, 0x7632u));
+#endif
+  }
+}
+
+// Producer: streams weights (bulk copies) and stages activations; one ring iteration per group.
+// The activations of group it+1 are loaded (into the other register buffer) before group it's
+// are stored, so one L2 round trip per stage is hidden behind the previous stage's work: a
+// producer that waited for its loads every stage would deliver one stage per L2 latency, ~4 KiB
+// of weights per few hundred cycles with one 64-row tile per stage, short of DRAM's rate per SM.
+__device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
+                                   const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
+                                   const char* __restrict__ act, int rows_live, i64 act_stride,
+                                   int tile16_first, int ntiles16, int KB, int G, int g_begin,
+                                   int iters) {
+  const int pt = (int)threadIdx.x - 128 * R4G_CW;  // 0..127
+  const int pw = pt >> 5, lane = pt & 31;
+  // Warp pw's leader copies slots [pw * TPC, (pw + 1) * TPC) of every stage.
+  const auto issue = [&](int it) {
+    const int s = it % R4_ST;
+    const r4_saddr stage = ring + s * R4G_STAGE;
+    const int grp = g_begin + it;
+    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
+#pragma unroll
+    for (int i = 0; i < R4G_TPC; ++i) {
+      const int slot = pw * R4G_TPC + i;
+      const int t16 = min(tile16_first + slot, ntiles16 - 1);  // past N: a valid tile, not stored
+      r4wg::bulk_copy(stage + slot * R4G_WBYTES, wq + ((i64)t16 * KB + 2 * grp) * 32, R4G_WBYTES,
+                      full + 8 * s, R4_NT != 0);
+      r4wg::bulk_copy(stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES,
+                      wsz + ((i64)t16 * G + grp) * 16, R4G_SBYTES, full + 8 * s, R4_NT != 0);
+    }
+  };
+  // Weights before the PDL wait: the ring is empty, so the first ST stages need no release.
+  if (lane == 0)
+    for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
+  r4_pdl_wait();  // the previous kernel may still be writing the activations
+  const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
+  const auto step = [&](int it, const u32x4(&cur)[R4G_PER], u32x4(&nxt)[R4G_PER]) {
+    const int s = it % R4_ST;
+    if (it + 1 < iters) r4g_load_act(nxt, src_of(it + 1), rows_live, act_stride, pt);
+    if (it >= R4_ST) {
+      r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
+      if (lane == 0) issue(it);
+    }
+    r4g_store_act(cur, ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES), rows_live,
+                  pt);
+    r4wg::fence_proxy_async();
+    r4wg::mbar_arrive(full + 8 * s);
+  };
+  u32x4 b0[R4G_PER], b1[R4G_PER];
+  if (iters > 0) r4g_load_act(b0, src_of(0), rows_live, act_stride, pt);
+  for (int it = 0; it < iters; it += 2) {
+    step(it, b0, b1);
+    if (it + 1 < iters) step(it + 1, b1, b0);
+  }
+}
+
+// The lane's A fragments of one stage for one 16-row tile: 16-bit paths 8 k16 steps, int8 4 k32.
+__device__ inline void r4g_dequant(r4_saddr wslot, r4_saddr sslot, int lane,
+                                   u32 (&a)[R4G_STEPS][4]) {
+  const int g = lane >> 2;
+#pragma unroll
+  for (int b = 0; b < 2; ++b) {
+    const u32x4 wv = r4_lds16(wslot + b * 512 + lane * 16);
+#if R4_ACT_KIND == 2
+    r4nv::dequant_s8(wv.x, wv.y, a[2 * b]);
+    r4nv::dequant_s8(wv.z, wv.w, a[2 * b + 1]);
+    (void)sslot;
+    (void)g;
+#else
+    const u32 s0 = r4_lds32(sslot + 4 * g), s1 = r4_lds32(sslot + 4 * (g + 8));
+    const u32 w4[4] = {wv.x, wv.y, wv.z, wv.w};
+#if R4_ACT_KIND == 1
+    const u32 s_lo = r4nv::f16_scale_to_bf16x2(s0), s_hi = r4nv::f16_scale_to_bf16x2(s1);
+#pragma unroll
+    for (int s = 0; s < 4; ++s) r4nv::dequant_bf16(w4[s], s_lo, s_hi, a[4 * b + s]);
+#else
+    const u32 s_lo = r4nv::prmt(s0, 0u, 0x1010u), s_hi = r4nv::prmt(s1, 0u, 0x1010u);
+    const u32 bias = r4nv::prmt(s0, 0u, 0x3232u);  // (-1032, -1032): the dword's high half
+#pragma unroll
+    for (int s = 0; s < 4; ++s) r4nv::dequant_f16(w4[s], s_lo, s_hi, bias, a[4 * b + s]);
+#endif
+#endif
+  }
+}
+
+// The kernel body; the .cu files wrap it in their extern "C" entry points.
+__device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf16/int8
+                                const float* __restrict__ sa,  // [M] int8 row scales, or null
+                                const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
+                                u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
+  r4_pdl_launch_dependents();
+  extern __shared__ __align__(1024) char r4_smem[];
+  const r4_saddr base = r4_saddr_of(r4_smem);
+  const r4_saddr full = base, empty = base + 8 * R4_ST;
+  const r4_saddr ring = base + R4G_RING_OFFSET;
+  const int KB = K >> 6, G = K >> 7;
+  const int g_begin = (int)(((i64)blockIdx.y * G) / R4_SK);
+  const int g_end = (int)(((i64)(blockIdx.y + 1) * G) / R4_SK);
+  const int iters = g_end - g_begin;
+  const int ntiles16 = N >> 4;
+  const int tile16_first = (int)blockIdx.x * R4G_SLOTS;
+  const int m_base = (int)blockIdx.z * R4G_NR;
+  const int rows_live = min(R4G_NR, M - m_base);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < R4_ST; ++s) {
+      r4wg::mbar_init(full + 8 * s, 128);         // the producer's threads (+ the transactions)
+      r4wg::mbar_init(empty + 8 * s, 4 * R4G_CW);  // one arrival per consumer warp
+    }
+    r4wg::fence_barrier_init();
+  }
+  __syncthreads();
+
+  const int wg = (int)(threadIdx.x >> 7);
+  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
+  if (wg == R4G_CW) {
+    r4g_produce(ring, full, empty, wq, wsz,
+                static_cast<const char*>(act) + (i64)m_base * K * R4G_EB, rows_live,
+                (i64)K * R4G_EB, tile16_first, ntiles16, KB, G, g_begin, iters);
+  } else {
+    const int warp = (int)((threadIdx.x >> 5) & 3), lane = r4_lane();
+    const int g = lane >> 2, t = lane & 3;
+    float acc[R4_NPW][R4G_NR / 2];
+#pragma unroll
+    for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+      for (int i = 0; i < R4G_NR / 2; ++i) acc[p][i] = 0.0f;
+#if R4_ACT_KIND == 2
+    i32 iacc[R4_NPW][R4G_NR / 2];
+#endif
+    for (int it = 0; it < iters; ++it) {
+      const int s = it % R4_ST;
+      r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
+      const r4_saddr stage = ring + s * R4G_STAGE;
+      const r4_saddr a_stage = stage + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
+      u32 a[R4_NPW][R4G_STEPS][4];
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p) {
+        const int slot = (wg * R4_NPW + p) * 4 + warp;
+        r4g_dequant(stage + slot * R4G_WBYTES, stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES,
+                    lane, a[p]);
+      }
+      r4wg::wgmma_fence();
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+        for (int st = 0; st < R4G_STEPS; ++st) {
+          const u64 desc = r4wg::smem_desc(a_stage + r4::wgmma_layout::step_offset(st, R4G_NR),
+                                           r4::wgmma_layout::lbo_bytes(R4G_NR),
+                                           r4::wgmma_layout::sbo_bytes());
+#if R4_ACT_KIND == 2
+          r4wg::wgmma_step<2, R4G_NR>(iacc[p], a[p][st], desc, st > 0 ? 1 : 0);
+#else
+          r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(acc[p], a[p][st], desc, 1);
+#endif
+        }
+      r4wg::wgmma_commit();
+      r4wg::wgmma_wait<0>();
+#if R4_ACT_KIND == 2
+      // The group's promotion: one multiply by (f16 scale / 16) per accumulator (rows g, g+8).
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p) {
+        const int slot = (wg * R4_NPW + p) * 4 + warp;
+        const r4_saddr sc = stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES;
+        const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * 0.0625f;
+        const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * 0.0625f;
+#pragma unroll
+        for (int i = 0; i < R4G_NR / 2; ++i)
+          acc[p][i] += (float)iacc[p][i] * ((i & 2) ? w1 : w0);
+      }
+#endif
+      __syncwarp();
+      if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
+    }
+    r4_pdl_wait();  // returns at once by now (the producer waited); orders the writes below
+    // D[row][col]: row = weight row (output n), col = activation row (output m).
+#pragma unroll
+    for (int p = 0; p < R4_NPW; ++p) {
+      const int t16 = tile16_first + (wg * R4_NPW + p) * 4 + warp;
+      if (t16 < ntiles16) {
+        const int n0 = t16 * 16 + g;
+#pragma unroll
+        for (int i = 0; i < R4G_NR / 8; ++i) {
+          const int m = m_base + 8 * i + 2 * t;
+#if R4_ACT_KIND == 2
+          const float sa0 = m < M ? sa[m] : 0.0f, sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
+#else
+          const float sa0 = 1.0f, sa1 = 1.0f;
+#endif
+          o.put(m, n0, acc[p][4 * i] * sa0);
+          o.put(m + 1, n0, acc[p][4 * i + 1] * sa1);
+          o.put(m, n0 + 8, acc[p][4 * i + 2] * sa0);
+          o.put(m + 1, n0 + 8, acc[p][4 * i + 3] * sa1);
+        }
+      }
+    }
+  }
+  r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR);
+}
+
+#endif  // R4_KERNELS_NV_GEMM_W4_SM90A_H

@@ -1,0 +1,154 @@
+// The sm90a generation's activation placement (kernels/nv/wgmma_layout_sm90a.h) checked on the
+// host: a model of wgmma with the weights as the register A operand and the activations as the
+// shared-memory B operand read through a no-swizzle K-major descriptor (start + (k/8) * LBO +
+// (n/8) * SBO + (n%8) * 16 + (k%8) * elem), fed by the kernel's own data flow: each lane's 16-byte
+// weight chunk of the sm80 layout (quant/layout/sm80.h weight_at) assembled into A registers the
+// way the dequantisers do (kernels/nv/mma_sm80.h), and every activation written where
+// b_offset_16 / b_offset_8 say. The emulated product must equal the plain dot product for every
+// output, on random data, and a deliberately wrong k map must not.
+//
+// What this proves: the k-permutation the kernel applies to the activations matches the one the
+// weight fragments carry, for both element sizes, and the byte offsets stay inside the stage. What
+// it does not: that the hardware reads a descriptor as modelled here (PTX ISA, "Matrix Descriptor
+// Format"); that is checked on the GPU by the kernel checks (tests/kernels/gpu_check_test.cpp).
+#include "kernels/nv/wgmma_layout_sm90a.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "quant/layout/sm80.h"
+
+namespace r4 {
+namespace {
+
+namespace wl = r4::wgmma_layout;
+namespace sm80 = r4::layout::sm80;
+
+using Placement = std::function<int(int n, int k, int nr)>;
+
+// One stage (K = 128) of one 64-row weight tile against NR activation rows. Returns the max
+// |emulated - exact| over the 64 x NR outputs.
+double emulate_stage(int elem_bytes, int nr, const Placement& place, std::uint32_t seed) {
+  constexpr int kRows = 64, kK = 128;
+  const long long K = kK;  // the stage is the whole (tiny) matrix: 4 sm80 tiles x 2 blocks
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> code(-8, 7), act(-100, 100);
+  std::vector<int> w(static_cast<std::size_t>(kRows * kK)), a(static_cast<std::size_t>(nr * kK));
+  for (auto& v : w) v = code(rng);
+  for (auto& v : a) v = act(rng);
+
+  // The activations as the producer writes them (values, not bytes: the model reads them back).
+  const int stage = wl::stage_bytes(nr, elem_bytes);
+  std::vector<int> smem(static_cast<std::size_t>(stage), 0);
+  std::vector<int> written(static_cast<std::size_t>(stage), 0);
+  for (int n = 0; n < nr; ++n)
+    for (int k = 0; k < kK; ++k) {
+      const int off = place(n, k, nr);
+      EXPECT_GE(off, 0);
+      EXPECT_LT(off, stage);
+      EXPECT_EQ(off % elem_bytes, 0);
+      smem[static_cast<std::size_t>(off)] = a[static_cast<std::size_t>(n * kK + k)];
+      ++written[static_cast<std::size_t>(off)];
+    }
+  for (int i = 0; i < stage; i += elem_bytes) EXPECT_EQ(written[static_cast<std::size_t>(i)], 1);
+
+  // B element (mma-k, n) of k-step `step` through the descriptor model.
+  const int elems_per_row = 16 / elem_bytes;  // elements in a core-matrix row
+  const auto b_at = [&](int step, int mk, int n) {
+    const int addr = wl::step_offset(step, nr) + (mk / elems_per_row) * wl::lbo_bytes(nr) +
+                     (n / 8) * wl::sbo_bytes() + (n % 8) * 16 + (mk % elems_per_row) * elem_bytes;
+    return smem[static_cast<std::size_t>(addr)];
+  };
+
+  std::vector<long long> d(static_cast<std::size_t>(kRows * nr), 0);
+  for (int warp = 0; warp < 4; ++warp) {  // warp w of the warpgroup: sm80 tile w (rows 16w..)
+    for (int lane = 0; lane < 32; ++lane) {
+      const int g = lane >> 2, t = lane & 3;
+      for (int block = 0; block < 2; ++block) {
+        // The lane's four dwords of this (tile, block): nibble i of dword s.
+        const auto nib = [&](int s, int i, int& row, int& k) {
+          const long long dword = ((static_cast<long long>(warp) * (K / 64) + block) * 32 + lane) * 4 + s;
+          const auto rc = sm80::weight_at(dword, i, K);
+          row = static_cast<int>(rc.n);
+          k = static_cast<int>(rc.k);
+        };
+        if (elem_bytes == 2) {
+          // dequant_f16 / dequant_bf16: k16 step s from dword s; a0 = (nib 0, nib 4), a1 = (1, 5),
+          // a2 = (2, 6), a3 = (3, 7); register r holds MMA (row g + 8 (r & 1), k 2t + 8 (r >> 1) + h).
+          for (int s = 0; s < 4; ++s) {
+            const int step = block * 4 + s;
+            for (int r = 0; r < 4; ++r)
+              for (int h = 0; h < 2; ++h) {
+                int row = 0, k = 0;
+                nib(s, r + 4 * h, row, k);
+                EXPECT_EQ(row, 16 * warp + g + 8 * (r & 1));
+                const int mk = 2 * t + 8 * (r >> 1) + h;
+                for (int n = 0; n < nr; ++n)
+                  d[static_cast<std::size_t>(row * nr + n)] +=
+                      static_cast<long long>(w[static_cast<std::size_t>(row * kK + k)]) * b_at(step, mk, n);
+              }
+          }
+        } else {
+          // dequant_s8: k32 step s' from dwords 2s', 2s'+1; a0 = even nibbles of d[2s'] (row g),
+          // a1 = odd (row g+8), a2 / a3 the same of d[2s'+1]; byte j of register r holds MMA
+          // (row g + 8 (r & 1), k 16 (r >> 1) + 4t + j).
+          for (int sp = 0; sp < 2; ++sp) {
+            const int step = block * 2 + sp;
+            for (int r = 0; r < 4; ++r)
+              for (int j = 0; j < 4; ++j) {
+                int row = 0, k = 0;
+                nib(2 * sp + (r >> 1), 2 * j + (r & 1), row, k);
+                EXPECT_EQ(row, 16 * warp + g + 8 * (r & 1));
+                const int mk = 16 * (r >> 1) + 4 * t + j;
+                for (int n = 0; n < nr; ++n)
+                  d[static_cast<std::size_t>(row * nr + n)] +=
+                      static_cast<long long>(w[static_cast<std::size_t>(row * kK + k)]) * b_at(step, mk, n);
+              }
+          }
+        }
+      }
+    }
+  }
+  double worst = 0;
+  for (int row = 0; row < kRows; ++row)
+    for (int n = 0; n < nr; ++n) {
+      long long exact = 0;
+      for (int k = 0; k < kK; ++k)
+        exact += static_cast<long long>(w[static_cast<std::size_t>(row * kK + k)]) *
+                 a[static_cast<std::size_t>(n * kK + k)];
+      worst = std::max(worst, std::abs(static_cast<double>(d[static_cast<std::size_t>(row * nr + n)] - exact)));
+    }
+  return worst;
+}
+
+TEST(WgmmaLayoutSm90a, SixteenBitActivationsMatchTheWeightFragments) {
+  for (int nr : {16, 32, 64})
+    EXPECT_EQ(emulate_stage(2, nr, wl::b_offset_16, 11u + static_cast<unsigned>(nr)), 0.0) << nr;
+}
+
+TEST(WgmmaLayoutSm90a, EightBitActivationsMatchTheWeightFragments) {
+  for (int nr : {16, 32, 64})
+    EXPECT_EQ(emulate_stage(1, nr, wl::b_offset_8, 21u + static_cast<unsigned>(nr)), 0.0) << nr;
+}
+
+TEST(WgmmaLayoutSm90a, AWrongKMapIsCaught) {
+  // Natural k order (no permutation) within each core-matrix row: what a plain row-major copy
+  // of the activations would give.
+  const Placement natural16 = [](int n, int k, int nr) {
+    const int step = k / 16, mk = k % 16;
+    return ((step * 2 + mk / 8) * (nr / 8) + n / 8) * 128 + (n % 8) * 16 + (mk % 8) * 2;
+  };
+  EXPECT_GT(emulate_stage(2, 16, natural16, 5u), 0.0);
+  // Two adjacent real k swapped in the 8-bit map.
+  const Placement swapped8 = [](int n, int k, int nr) {
+    return wl::b_offset_8(n, (k & 1) ? k - 1 : k + 1, nr);
+  };
+  EXPECT_GT(emulate_stage(1, 16, swapped8, 6u), 0.0);
+}
+
+}  // namespace
+}  // namespace r4
