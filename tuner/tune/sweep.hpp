@@ -1,14 +1,21 @@
-// `r4tune sweep`: the tuner end to end (DESIGN.md "The pipeline").
-//   plan    the spec's kernels x config space x shapes x M, minus what is_valid rejects
+// `r4tune sweep`: the tuner end to end (DESIGN.md "The pipeline"). One stage per file, called in
+// order by the driver (sweep.cpp); the state they share is tuner/tune/sweep_context.hpp.
+//   run     the device row, then a new run or the one --resume continues    (run_record.hpp)
+//   plan    the spec's kernels x config space x shapes x M, minus what is_valid rejects (plan.hpp)
 //   compile every config in parallel, cached in the database by content key; spills pruned
+//           (compile_stage.hpp)
+//   devices the workers, one per GPU, and which one times which race (dispatch.hpp; the driver's
+//           handle on one worker: sweep_worker.hpp)
 //   verify  every compiled config at every (shape, M) it would be timed at, on fresh random
 //           inputs with a poisoned output, in the worker process; failures are recorded, never
-//           timed
-//   measure per (shape, M, kernel): an interleaved race of the verified configs and the vendor
-//           baselines over a pool of cold copies (tuner/tune/race.hpp); finalists re-measured
+//           timed (verify_stage.hpp)
+//   measure per (shape, M): an interleaved race of every kernel's verified configs and the vendor
+//           baselines over a pool of cold copies (race_stage.hpp over tuner/tune/race.hpp, sampled
+//           by worker_sampler.hpp); finalists re-measured
 //   store   every compile, check, measurement with its samples, baseline and winner; one race's
 //           rows in one transaction, so a kill loses at most the race in flight and --resume
 //           continues from the next one
+//   summary the winners and where the time went, or JSON (summary.hpp)
 #pragma once
 
 #include <string>

@@ -1,0 +1,98 @@
+// The sweep's plan (tuner/tune/plan.hpp): which (kernel, config) units are compiled, and how many
+// (config, shape, M) and races they make, checked against the family's own is_valid.
+#include "tuner/tune/plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
+
+#include "kernels/family.hpp"
+
+namespace r4::tune {
+
+namespace {
+
+constexpr const char* kTwoKernels = R"(
+name = "t"
+kernels = ["gemm_w4a16_nt", "gemm_w4a8_nt"]
+shapes = [{ n = 256, k = 5120 }, { n = 3072, k = 5120 }]
+bands = { limits = [8, 16] }
+[space.gemm_w4a16_nt]
+WV = [4]
+SK = [1, 8]
+NT = [1]
+)";
+
+// The plan's counts, recomputed from is_valid over its own units.
+std::size_t valid_uses(const Spec& spec, const gpu::Arch& arch, const Unit& u) {
+  std::size_t n = 0;
+  for (const auto& sh : spec.shapes)
+    for (int m : measured_ms(spec)) n += kernels::is_valid(u.id, u.config, arch, {sh.n, sh.k, m});
+  return n;
+}
+
+}  // namespace
+
+TEST(Plan, UnitsAreTheFilteredSpaceValidSomewhere) {
+  const auto spec = parse_spec(kTwoKernels, "t.toml");
+  const auto arch = gpu::Arch::from("sm_90");
+  const Plan p = make_plan(spec, arch);
+  EXPECT_EQ(p.races, spec.shapes.size() * measured_ms(spec).size());
+  std::size_t measurements = 0, a16 = 0, a8 = 0;
+  std::set<std::tuple<int, int, int, int, int, int>> seen;
+  for (const auto& u : p.units) {
+    EXPECT_TRUE(u.injected.empty());
+    EXPECT_FALSE(u.ok);  // nothing compiled yet
+    const std::size_t uses = valid_uses(spec, arch, u);
+    EXPECT_GT(uses, 0u) << kernels::to_string(u.config);
+    measurements += uses;
+    EXPECT_TRUE(seen.insert({static_cast<int>(u.id), u.config.wv, u.config.sk, u.config.mb,
+                             u.config.npw, u.config.nt})
+                    .second)
+        << "a unit planned twice";
+    if (u.id == kernels::KernelId::gemm_w4a16_nt) {
+      ++a16;
+      EXPECT_EQ(u.config.wv, 4);
+      EXPECT_TRUE(u.config.sk == 1 || u.config.sk == 8);
+      EXPECT_EQ(u.config.nt, 1);
+    } else {
+      ++a8;
+    }
+  }
+  EXPECT_EQ(p.measurements, measurements);
+  EXPECT_GT(a16, 0u);
+  // The unfiltered kernel keeps every config of its space valid for some (shape, M).
+  std::size_t a8_space = 0;
+  for (const auto& c : kernels::config_space(kernels::KernelId::gemm_w4a8_nt, arch)) {
+    const Unit u{kernels::KernelId::gemm_w4a8_nt, c, {}, {}, {}, 0, false, {}};
+    a8_space += valid_uses(spec, arch, u) > 0;
+  }
+  EXPECT_EQ(a8, a8_space);
+  EXPECT_GT(a8, a16);
+}
+
+TEST(Plan, InjectedFaultsAreExtraUnitsWithTheirOwnCompile) {
+  const auto base = parse_spec(kTwoKernels, "t.toml");
+  const auto spec =
+      parse_spec(std::string(kTwoKernels) + "[test]\ninject = [\"oob\", \"wrong\"]\n", "t.toml");
+  const auto arch = gpu::Arch::from("sm_90");
+  const Plan p0 = make_plan(base, arch);
+  const Plan p = make_plan(spec, arch);
+  ASSERT_EQ(p.units.size(), p0.units.size() + 2);
+  const Unit& oob = p.units[p.units.size() - 2];
+  const Unit& wrong = p.units.back();
+  EXPECT_EQ(oob.injected, "oob");
+  EXPECT_EQ(wrong.injected, "wrong");
+  // The first kernel's (4,1,1,1,0), compiled with a fault: a request unlike the clean one's.
+  const kernels::Config c{4, 1, 1, 1, 0};
+  EXPECT_EQ(oob.id, kernels::KernelId::gemm_w4a16_nt);
+  EXPECT_EQ(kernels::to_string(oob.config), kernels::to_string(c));
+  EXPECT_NE(oob.request.defines, wrong.request.defines);
+  EXPECT_NE(oob.request.defines,
+            kernels::compile_request(kernels::KernelId::gemm_w4a16_nt, c, arch).defines);
+  EXPECT_EQ(p.measurements, p0.measurements + 2 * valid_uses(spec, arch, oob));
+  EXPECT_EQ(p.races, p0.races);
+}
+
+}  // namespace r4::tune

@@ -1,0 +1,17 @@
+// The sweep's compile stage: every planned unit compiled on all cores (tuner/tune/
+// compile_pool.hpp), cached in the database's `compiles` table by content key. Failed compiles
+// are cached too; spilling configs are stored with status `spills` and pruned. Each unit gets its
+// compile id, whether it may be verified and timed, and (unless --compile-only) its binary
+// written under the context's binary_dir for the worker.
+#pragma once
+
+#include "tuner/gpu/backend.hpp"
+#include "tuner/tune/plan.hpp"
+#include "tuner/tune/sweep_context.hpp"
+
+namespace r4::tune {
+
+// Times itself into ctx.sec.compile.
+void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend);
+
+}  // namespace r4::tune

@@ -1,0 +1,77 @@
+// The state a sweep's stages share (tuner/tune/sweep.cpp is the driver that calls them in
+// order): the options, the spec, the database and its run, what a --resume found done, the
+// running tallies and where the time went. Passed to each stage explicitly; nothing global.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "db/store.hpp"
+#include "kernels/family.hpp"
+#include "tuner/gpu/arch.hpp"
+#include "tuner/tune/spec.hpp"
+#include "tuner/tune/sweep.hpp"
+
+namespace r4::tune {
+
+using SweepClock = std::chrono::steady_clock;
+
+// Wall seconds since t0.
+[[nodiscard]] inline double since(SweepClock::time_point t0) {
+  return std::chrono::duration<double>(SweepClock::now() - t0).count();
+}
+
+// Wall seconds per phase of this invocation, reported at the end (where a sweep's time goes).
+struct PhaseSeconds {
+  double open = 0, compile = 0, shapes = 0, verify = 0, race_setup = 0, sampling = 0, store = 0,
+         total = 0;
+  // Inside race setup, as the worker reports it.
+  double setup_workspace = 0, setup_baselines = 0, setup_candidates = 0, setup_warmup = 0;
+};
+
+// What this invocation did so far, for the progress lines.
+struct SweepTally {
+  std::size_t verified = 0, verify_failed = 0, timed = 0, raced_out = 0, failed = 0;
+  int consecutive_faults = 0;  // checks in a row that crashed the worker or timed out
+};
+
+struct SweepContext {
+  SweepContext(const SweepOptions& options, const Spec& sweep_spec, db::Store& db)
+      : opt(options), spec(sweep_spec), store(db) {}
+
+  const SweepOptions& opt;
+  const Spec& spec;
+  db::Store& store;
+  db::Id run = 0;
+  gpu::Arch arch;
+  double ceiling_gbps = 0;  // the device's streaming-read ceiling (0: none measured)
+  std::string binary_dir;   // compiled binaries for the worker; empty with --compile-only
+  // Done before a --resume (and as this run goes): (compile, N, K, M) -> passed; (N, K, M) races
+  // stored.
+  std::map<std::tuple<db::Id, std::int64_t, std::int64_t, int>, bool> checked;
+  std::set<std::tuple<std::int64_t, std::int64_t, int>> raced;
+  SweepTally tally;
+  PhaseSeconds sec;
+  std::mt19937_64 rng{0x5eedULL};  // the races' seeds and orders: fixed, so a sweep replays
+};
+
+// Small conversions the stages share.
+[[nodiscard]] inline std::string dtype_of(kernels::KernelId id) {
+  return id == kernels::KernelId::gemm_w4a8_nt ? "w4a8" : "w4a16";
+}
+[[nodiscard]] inline db::Config to_db(const kernels::Config& c) {
+  return {c.wv, c.sk, c.mb, c.npw, c.nt};
+}
+[[nodiscard]] inline nlohmann::json config_json(const kernels::Config& c) {
+  return nlohmann::json::array({c.wv, c.sk, c.mb, c.npw, c.nt});
+}
+
+}  // namespace r4::tune

@@ -1,0 +1,95 @@
+#include "tuner/tune/verify_stage.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include <fmt/core.h>
+
+#include "kernels/family.hpp"
+
+namespace r4::tune {
+
+using nlohmann::json;
+
+db::CheckRow check_outcome(const worker::JobResult& raw, const json& reply) {
+  db::CheckRow c;
+  if (raw.status == worker::JobStatus::crashed) {
+    c.status = db::CheckStatus::fault;
+    c.detail = raw.detail;
+  } else if (raw.status == worker::JobStatus::timed_out) {
+    c.status = db::CheckStatus::timeout;
+    c.detail = raw.detail;
+  } else if (!reply.value("ok", false)) {
+    c.status = reply.value("fatal", false) ? db::CheckStatus::fault : db::CheckStatus::not_run;
+    c.detail = reply.value("error", std::string("verify failed"));
+  } else {
+    c.status = reply.at("pass").get<bool>() ? db::CheckStatus::pass : db::CheckStatus::wrong_result;
+    if (reply.contains("max_ratio") && reply["max_ratio"].is_number())
+      c.max_error = reply["max_ratio"].get<double>();  // |err| / tol of the worst element
+    c.tolerance = 1.0;
+    c.detail = reply.value("detail", std::string());
+  }
+  return c;
+}
+
+namespace {
+
+// Checks one unit at (sh, M) in the worker and stores the row. Returns whether it passed.
+bool verify_one(SweepContext& ctx, SweepWorker& worker, const Unit& u, const ShapeSpec& sh, int m,
+                unsigned seed) {
+  const std::string kname(kernels::name(u.id));
+  worker::JobResult raw;
+  json req = {{"op", "verify"},
+              {"kernel", kname},
+              {"binary", u.binary_path},
+              {"config", config_json(u.config)},
+              {"m", m},
+              {"seed", seed}};
+  if (!u.injected.empty()) req["injected"] = u.injected;  // a label; the kernel is the fault
+  const auto tv = SweepClock::now();
+  const auto rep = worker.call(req, ctx.opt.verify_timeout_ms, &raw);
+  ctx.sec.verify += since(tv);
+  db::CheckRow c = check_outcome(raw, rep);
+  c.run_id = ctx.run;
+  c.compile_id = u.compile_id;
+  c.n = sh.n;
+  c.k = sh.k;
+  c.m = m;
+  if (!u.injected.empty()) c.detail = "TEST-INJECTED " + u.injected + ": " + c.detail;
+  ctx.store.insert_check(c);
+  const bool crashed = c.status == db::CheckStatus::fault || c.status == db::CheckStatus::timeout;
+  auto& faults = ctx.tally.consecutive_faults;
+  faults = crashed ? faults + 1 : 0;
+  if (crashed && ctx.opt.max_consecutive_faults > 0 && faults >= ctx.opt.max_consecutive_faults)
+    throw std::runtime_error(fmt::format(
+        "{} checks in a row crashed the worker or timed out (the last: {} {} at N={} K={} "
+        "M={}: {}); the kernel build or the device looks broken, so the sweep stops here. "
+        "The run is kept as partial: fix the cause and continue it with --resume, or raise "
+        "--max-consecutive-faults",
+        faults, kname, kernels::to_string(u.config), sh.n, sh.k, m, c.detail.substr(0, 300)));
+  const bool pass = c.status == db::CheckStatus::pass;
+  ++ctx.tally.verified;
+  if (!pass) ++ctx.tally.verify_failed;
+  return pass;
+}
+
+}  // namespace
+
+std::vector<Unit*> verify_candidates(SweepContext& ctx, SweepWorker& worker, Plan& plan,
+                                     const ShapeSpec& sh, int m) {
+  const kernels::Shape shape{sh.n, sh.k, m};
+  const auto seed = static_cast<unsigned>(ctx.rng());
+  std::vector<Unit*> cands;
+  for (auto& u : plan.units) {
+    if (!u.ok || !kernels::is_valid(u.id, u.config, ctx.arch, shape)) continue;
+    const auto key = std::make_tuple(u.compile_id, sh.n, sh.k, m);
+    auto it = ctx.checked.find(key);
+    if (it == ctx.checked.end())
+      it = ctx.checked.emplace(key, verify_one(ctx, worker, u, sh, m, seed)).first;
+    if (it->second) cands.push_back(&u);
+  }
+  return cands;
+}
+
+}  // namespace r4::tune
