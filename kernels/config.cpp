@@ -18,6 +18,16 @@ std::vector<Config> config_space(KernelId id, const gpu::Arch& a) {
             const Config c{wv, sk, mb, npw, nt};
             if (is_valid(id, c, a)) out.push_back(c);
           }
+  // The sm90a generation where the device has it (is_valid says so), in the same nesting.
+  for (int wv : {4, 8})
+    for (int sk : {1, 2, 4, 8, 16})
+      for (int mb : {1, 2, 4})
+        for (int npw : {1, 2})
+          for (int nt : {0, 1})
+            for (int st : {4, 6, 8}) {
+              const Config c{wv, sk, mb, npw, nt, kGenSm90a, st};
+              if (is_valid(id, c, a)) out.push_back(c);
+            }
   return out;
 }
 
@@ -29,7 +39,13 @@ std::vector<Config> config_space(KernelId id, const gpu::Arch& a, const Shape& s
 }
 
 std::string to_string(const Config& c) {
+  if (c.gen == kGenSm90a)
+    return fmt::format("sm90a({}, {}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt, c.st);
   return fmt::format("({}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt);
+}
+
+std::string_view gen_name(int gen) {
+  return gen == kGenSm90a ? "sm90a" : "mma_sync";
 }
 
 }  // namespace r4::kernels

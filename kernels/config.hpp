@@ -15,12 +15,27 @@
 // Shared memory (kernels/gemm_common.h): WV*S*NPW*576 B of weight ring plus two activation
 // chunks of MB*16 rows x S 64-K blocks; S (pipeline stages) is the largest of 8, 4, 2 that fits in
 // 48 KiB (no opt-in attribute needed); a config where even S = 2 does not fit is invalid.
-// Split-K counters: at most R4_SPLITK_COUNTERS (16384, kernels/gemm_common.h) block tiles.
+// Split-K counters: at most R4_SPLITK_COUNTERS (16384, kernels/splitk.h) block tiles.
+//
+// Generations (DESIGN.md "Config tuple"): gen 0 is the mma.sync generation above (sm_80+, AMD
+// WMMA), whose tuple is the seeds' (WV, SK, MB, NPW, NT). gen 1 is the sm90a generation
+// (kernels/nv/gemm_w4_sm90a.h: bulk-copy ring, warp specialisation, wgmma), on a compute
+// capability 9.x device, compiled for sm_90a; its tuple is (WV, SK, MB, NPW, NT, ST):
+//   WV  consumer warps: 4 or 8 (one or two consumer warpgroups; a producer warpgroup is added)
+//   SK  split-K over the 128-K groups                   {1, 2, 4, 8, 16}, SK <= K/128
+//   MB  16-row M tiles per block = wgmma N / 16         {1, 2, 4}, MB <= ceil(M/16)
+//   NPW 16-row N tiles per consumer warp (each consumer warpgroup owns NPW 64-row tiles) {1, 2}
+//   NT  L2 evict-first weight copies                    {0, 1}
+//   ST  stages of the shared-memory ring (one 128-K group each) {4, 6, 8}, the ring within the
+//       227 KiB a block may opt into (kSm90aSharedLimit).
+// Registers (NVRTC 13.0, sm_90a, ptxas -v, 2026-11-30): the largest tuple, WV 8, NPW 2, MB 4,
+// uses 168 registers (the cap of 384 threads under __launch_bounds__(threads, 1)) and no spill.
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tuner/gpu/arch.hpp"
@@ -35,8 +50,13 @@ struct Config {
   int mb = 1;
   int npw = 1;
   int nt = 0;
+  int gen = 0;  // 0: the mma.sync generation; 1: the sm90a generation
+  int st = 0;   // sm90a ring stages (0 in gen 0)
   friend constexpr bool operator==(const Config&, const Config&) = default;
 };
+
+inline constexpr int kGenMmaSync = 0;
+inline constexpr int kGenSm90a = 1;
 
 struct Shape {
   std::int64_t n = 0;
@@ -48,7 +68,21 @@ inline constexpr int kGroup = 128;  // K per scale (GEMM_W4_GROUP)
 inline constexpr int kMaxM = 64;    // GEMM_W4_MAX_M
 inline constexpr int kSplitKCounters = 16384;
 inline constexpr int kSharedLimit = 49024;  // 48 KiB less the kernels' static shared bytes
+// The sm90a generation's dynamic shared memory limit: the 227 KiB opt-in of a compute capability
+// 9.0 block (232448 bytes; cudaDevAttrMaxSharedMemoryPerBlockOptin on the H100 / H200) less 1 KiB
+// of static shared memory (the split-K flag) and slack.
+inline constexpr int kSm90aSharedLimit = 232448 - 1024;
 
+// Mirrors kernels/nv/gemm_w4_sm90a.h (R4G_STAGE, R4G_RING_OFFSET): the barriers' 1 KiB, then ST
+// stages of 4*(WV/4)*NPW sm80 tiles x (1 KiB of weights + 64 B of scales) and 16*MB activation
+// rows x 128 K.
+[[nodiscard]] constexpr std::int64_t sm90a_stage_bytes(KernelId id, const Config& c) {
+  const std::int64_t act_bytes = id == KernelId::gemm_w4a16_nt ? 2 : 1;
+  return static_cast<std::int64_t>(c.wv) * c.npw * (1024 + 64) + 16 * c.mb * 128 * act_bytes;
+}
+[[nodiscard]] constexpr std::int64_t sm90a_shared_bytes(KernelId id, const Config& c) {
+  return 1024 + static_cast<std::int64_t>(c.st) * sm90a_stage_bytes(id, c);
+}
 // Mirrors R4_ROW_BYTES_S / R4_SMEM_S / R4_STAGES in kernels/gemm_common.h.
 [[nodiscard]] constexpr std::int64_t staged_row_bytes(KernelId id, int stages) {
   return id == KernelId::gemm_w4a16_nt ? stages * 128 + 16 : stages * 64 + 64;
@@ -73,8 +107,21 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
 }
 }  // namespace detail
 
+// The sm90a generation's arch-only ranges (kernels/nv/gemm_w4_sm90a.h).
+[[nodiscard]] constexpr bool is_valid_sm90a(KernelId id, const Config& c, const gpu::Arch& a) {
+  if (id == KernelId::quant_act) return false;
+  if (a.vendor != gpu::Vendor::nvidia || a.major != 9) return false;  // gpu::has_wgmma
+  if (!detail::one_of(c.wv, {4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16}) ||
+      !detail::one_of(c.mb, {1, 2, 4}) || !detail::one_of(c.npw, {1, 2}) ||
+      !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {4, 6, 8}))
+    return false;
+  return sm90a_shared_bytes(id, c) <= kSm90aSharedLimit;
+}
+
 // Arch-only part: the ranges and the register budget (what CI compiles).
 [[nodiscard]] constexpr bool is_valid(KernelId id, const Config& c, const gpu::Arch& a) {
+  if (c.gen == kGenSm90a) return is_valid_sm90a(id, c, a);
+  if (c.gen != kGenMmaSync || c.st != 0) return false;
   if (id == KernelId::quant_act) return c == Config{};
   const bool nv_mma = a.vendor == gpu::Vendor::nvidia && a.major >= 8;
   const bool amd_wmma = a.vendor == gpu::Vendor::amd && (a.major == 11 || a.major == 12);
@@ -96,7 +143,8 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
   const std::int64_t mtiles = (s.m + 15) / 16;
   if (c.mb > mtiles) return false;            // a clamped duplicate (config_for clamps MB)
   if (c.wv * c.npw > s.n / 16) return false;  // whole warps would idle
-  if (c.sk > s.k / 64) return false;          // every split needs a 64-K block
+  if (c.sk > s.k / (c.gen == kGenSm90a ? kGroup : 64))
+    return false;  // every split needs a 64-K block (gen 0) or a 128-K group (gen 1)
   const std::int64_t xblocks = (s.n / 16 + c.wv * c.npw - 1) / (c.wv * c.npw);
   if (c.sk > 1 && xblocks * ((mtiles + c.mb - 1) / c.mb) > kSplitKCounters) return false;
   return true;
@@ -107,6 +155,8 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
 // The subset also valid for the shape.
 [[nodiscard]] std::vector<Config> config_space(KernelId id, const gpu::Arch& a, const Shape& s);
 
-[[nodiscard]] std::string to_string(const Config& c);  // "(WV, SK, MB, NPW, NT)"
+// "(WV, SK, MB, NPW, NT)" for gen 0; "sm90a(WV, SK, MB, NPW, NT, ST)" for gen 1.
+[[nodiscard]] std::string to_string(const Config& c);
+[[nodiscard]] std::string_view gen_name(int gen);  // "mma_sync", "sm90a"
 
 }  // namespace r4::kernels

@@ -64,8 +64,15 @@ gpu::CompileRequest compile_request(KernelId id, const Config& c, const gpu::Arc
   if (!is_valid(id, c, arch))
     throw std::invalid_argument(
         fmt::format("{} config {} is not valid for {}", name(id), to_string(c), arch.name));
-  auto req = base_request(fmt::format("kernels/{}.cu", name(id)), arch);
+  // The sm90a generation is compiled for the arch-specific target (wgmma, setmaxnreg), which a
+  // compute capability 9.0 device runs; everything else for the arch as named.
+  auto req = base_request(fmt::format("kernels/{}.cu", name(id)),
+                          c.gen == kGenSm90a ? gpu::Arch::from("sm_90a") : arch);
   if (id != KernelId::quant_act) {
+    if (c.gen == kGenSm90a) {
+      req.defines.emplace_back("R4_GEN=1");
+      req.defines.push_back(fmt::format("R4_ST={}", c.st));
+    }
     req.defines.push_back(fmt::format("R4_WV={}", c.wv));
     req.defines.push_back(fmt::format("R4_SK={}", c.sk));
     req.defines.push_back(fmt::format("R4_MB={}", c.mb));
@@ -89,6 +96,12 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
   const auto wave = gpu::wave_size(arch);
   d.grid = {ceil_div(s.n / 16, c.wv * c.npw), static_cast<unsigned>(c.sk),
             ceil_div(ceil_div(s.m, 16), c.mb)};
+  if (c.gen == kGenSm90a) {
+    // kernels/nv/gemm_w4_sm90a.h: WV consumer warps + a producer warpgroup; the same grid.
+    d.block = {static_cast<unsigned>(c.wv * wave + 128), 1, 1};
+    d.shared_bytes = static_cast<unsigned>(sm90a_shared_bytes(id, c));
+    return d;
+  }
   d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
   d.shared_bytes = staged_shared_bytes(id, c, s);
   return d;
