@@ -24,8 +24,8 @@ h1 { font-size: 22px; margin-bottom: 4px; }
 h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ccc; padding-bottom: 4px; }
 h3 { font-size: 15px; margin-bottom: 6px; }
 table { border-collapse: collapse; font-size: 12px; margin: 8px 0 12px 0; }
-th, td { border: 1px solid #d4d4d4; padding: 3px 7px; text-align: right; white-space: nowrap; }
-th { background: #f2f2f2; }
+th, td { border: 1px solid #d4d4d4; padding: 3px 5px; text-align: right; white-space: nowrap; }
+th { background: #f2f2f2; white-space: normal; }
 td.l, th.l { text-align: left; }
 tr.dispatched td { background: #eef6ff; font-weight: 600; }
 .warn { background: #fff4e5; border: 1px solid #e69f00; padding: 8px 12px; margin: 10px 0; }
