@@ -56,6 +56,23 @@ constexpr std::array<std::pair<BaselineKind, std::string_view>, 3> kBase = {{
     {BaselineKind::streaming_ceiling, "streaming_ceiling"},
 }};
 
+constexpr std::array<std::pair<FloorKind, std::string_view>, 2> kFloor = {{
+    {FloorKind::launch, "launch"},
+    {FloorKind::read, "read"},
+}};
+constexpr std::array<std::pair<StepPath, std::string_view>, 6> kPath = {{
+    {StepPath::w4, "w4"},
+    {StepPath::w4_pdl, "w4_pdl"},
+    {StepPath::bf16, "bf16"},
+    {StepPath::fp8_block, "fp8_block"},
+    {StepPath::read_floor, "read_floor"},
+    {StepPath::read_floor_pdl, "read_floor_pdl"},
+}};
+constexpr std::array<std::pair<StepStatus, std::string_view>, 2> kStepStatus = {{
+    {StepStatus::ok, "ok"},
+    {StepStatus::failed, "failed"},
+}};
+
 }  // namespace
 
 std::string_view to_string(RunStatus s) {
@@ -73,6 +90,15 @@ std::string_view to_string(MeasurementStatus s) {
 std::string_view to_string(BaselineKind s) {
   return name_of(s, kBase);
 }
+std::string_view to_string(FloorKind s) {
+  return name_of(s, kFloor);
+}
+std::string_view to_string(StepPath s) {
+  return name_of(s, kPath);
+}
+std::string_view to_string(StepStatus s) {
+  return name_of(s, kStepStatus);
+}
 RunStatus parse_run_status(std::string_view s) {
   return parse(s, kRun, "run status");
 }
@@ -87,6 +113,15 @@ MeasurementStatus parse_measurement_status(std::string_view s) {
 }
 BaselineKind parse_baseline_kind(std::string_view s) {
   return parse(s, kBase, "baseline kind");
+}
+FloorKind parse_floor_kind(std::string_view s) {
+  return parse(s, kFloor, "floor kind");
+}
+StepPath parse_step_path(std::string_view s) {
+  return parse(s, kPath, "step path");
+}
+StepStatus parse_step_status(std::string_view s) {
+  return parse(s, kStepStatus, "step status");
 }
 
 }  // namespace r4::db

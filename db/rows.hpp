@@ -1,6 +1,7 @@
 // Plain rows as the Store writes and reads them. Enums are stored as their lower-case names.
 #pragma once
 
+#include <array>
 #include <compare>
 #include <cstdint>
 #include <optional>
@@ -27,18 +28,42 @@ enum class CompileStatus { ok, compile_error, spills, over_resources };
 enum class CheckStatus { pass, wrong_result, fault, timeout, not_run };
 enum class MeasurementStatus { ok, failed, raced_out };
 enum class BaselineKind { bf16, fp8_block, streaming_ceiling };
+// Schema v2: the physical limits a run measures, and its decode steps (docs/DB.md).
+enum class FloorKind { launch, read };
+// How a step's chain was launched: the tuned 4-bit winners in plain stream order or with
+// programmatic dependent launch, the vendor baselines' chains, and the pure weight reads.
+enum class StepPath { w4, w4_pdl, bf16, fp8_block, read_floor, read_floor_pdl };
+enum class StepStatus { ok, failed };
 
 [[nodiscard]] std::string_view to_string(RunStatus s);
 [[nodiscard]] std::string_view to_string(CompileStatus s);
 [[nodiscard]] std::string_view to_string(CheckStatus s);
 [[nodiscard]] std::string_view to_string(MeasurementStatus s);
 [[nodiscard]] std::string_view to_string(BaselineKind s);
+[[nodiscard]] std::string_view to_string(FloorKind s);
+[[nodiscard]] std::string_view to_string(StepPath s);
+[[nodiscard]] std::string_view to_string(StepStatus s);
 // Throw r4::db::Error naming the bad value.
 [[nodiscard]] RunStatus parse_run_status(std::string_view s);
 [[nodiscard]] CompileStatus parse_compile_status(std::string_view s);
 [[nodiscard]] CheckStatus parse_check_status(std::string_view s);
 [[nodiscard]] MeasurementStatus parse_measurement_status(std::string_view s);
 [[nodiscard]] BaselineKind parse_baseline_kind(std::string_view s);
+[[nodiscard]] FloorKind parse_floor_kind(std::string_view s);
+[[nodiscard]] StepPath parse_step_path(std::string_view s);
+[[nodiscard]] StepStatus parse_step_status(std::string_view s);
+// Every StepPath, in the order reports list them.
+inline constexpr std::array<StepPath, 6> kStepPaths = {
+    StepPath::w4,        StepPath::w4_pdl,     StepPath::bf16,
+    StepPath::fp8_block, StepPath::read_floor, StepPath::read_floor_pdl};
+
+// Bytes a 4-bit weight of (N, K) streams per launch: the int4 weight (N*K/2) plus one scale dword
+// per 16 rows and 128-K group (N*K/32). The same formula as kernels::weight_bytes, which the db
+// library cannot link (tests/db/weight_bytes_test.cpp holds the two equal). A measurement's read
+// floor is the run's read floor with these bytes.
+[[nodiscard]] constexpr std::int64_t w4_weight_bytes(std::int64_t n, std::int64_t k) {
+  return n * k / 2 + n * k / 32;
+}
 
 struct DeviceRow {
   Id id = 0;           // set by the store
@@ -153,6 +178,40 @@ struct WinnerRow {
   std::string problem;
 };
 
+// A physical limit measured in the run (schema v2). `launch`: an empty kernel, graph-replayed
+// (n = k = bytes = 0). `read`: a kernel that streams exactly `bytes` once with wide loads, launch
+// and tail included, best of a few grids, one launch per pool copy; for a w4 shape bytes =
+// w4_weight_bytes(n, k).
+struct FloorRow {
+  Id id = 0;
+  Id run_id = 0;
+  FloorKind kind = FloorKind::read;
+  std::int64_t n = 0, k = 0;                    // 0 for launch
+  std::int64_t bytes = 0;                       // streamed per launch; 0 for launch
+  double median_us = 0;                         // > 0
+  std::optional<double> ci_low_us, ci_high_us;  // 95% CI of the median
+  int n_samples = 0;           // insert_floor sets it from the samples when any are given
+  std::optional<double> gbps;  // bytes / median; none for launch
+  std::string detail;          // e.g. the chosen grid and block, pool copies
+};
+
+// One decode step timed as a whole (schema v2): the spec's [step] chain of shapes at one M, on
+// one path. `detail` is the JSON of db/step_detail.hpp (the chain's shapes, kernels and configs;
+// for a failed step the reason).
+struct StepRow {
+  Id id = 0;
+  Id run_id = 0;
+  std::string name;  // the step's name ([step] name, default the spec's name)
+  int m = 0;         // 1..64
+  StepPath path = StepPath::w4;
+  StepStatus status = StepStatus::ok;
+  std::optional<double> median_us;  // per step; none when failed, else > 0
+  std::optional<double> ci_low_us, ci_high_us;
+  int n_samples = 0;  // insert_step sets it from the samples when any are given
+  int launches = 0;   // kernel launches per step (w4a8 adds its quant_act launches)
+  std::string detail;
+};
+
 struct ShapeNameRow {
   Id run_id = 0;
   std::int64_t n = 0, k = 0;
@@ -171,7 +230,7 @@ struct KernelConfigRow {
 
 struct RunCounts {
   std::int64_t measurements = 0, measurements_ok = 0, samples = 0, checks = 0, checks_failed = 0,
-               baselines = 0, winners = 0, compiles = 0;
+               baselines = 0, winners = 0, compiles = 0, floors = 0, steps = 0;
 };
 
 }  // namespace r4::db

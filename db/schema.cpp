@@ -200,11 +200,70 @@ CREATE TABLE shape_names (
 );
 )sql";
 
-bool has_table(const Connection& c, const char* name) {
-  auto s = c.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1");
-  s.bind(1, name);
-  return s.step();
-}
+// Version 2 (issue 11): the physical limits every time is held against, and decode steps timed
+// as one chain. Only new tables, so a v1 reader can still read a v2 file (compatible version
+// stays 1) and this build reads a v1 file read-only, seeing no floors and no steps.
+constexpr const char* kSchemaV2 = R"sql(
+-- Measured in the same run, on the same device, with the same pool method as the candidates:
+-- the launch floor (an empty kernel, graph-replayed; n = k = bytes = 0) and, per shape, the read
+-- floor (a kernel that streams exactly `bytes` once with wide loads, launch and tail included).
+-- A w4 shape's read floor has bytes = N*K/2 + N*K/32 (the packed weight and its scale dwords).
+CREATE TABLE floors (
+  id         INTEGER PRIMARY KEY,
+  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  kind       TEXT NOT NULL CHECK (kind IN ('launch', 'read')),
+  n          INTEGER NOT NULL,
+  k          INTEGER NOT NULL,
+  bytes      INTEGER NOT NULL,
+  median_us  REAL NOT NULL CHECK (median_us > 0),
+  ci_low_us  REAL,
+  ci_high_us REAL,
+  n_samples  INTEGER NOT NULL DEFAULT 0 CHECK (n_samples >= 0),
+  gbps       REAL,
+  detail     TEXT NOT NULL DEFAULT '',
+  CHECK ((kind = 'launch' AND n = 0 AND k = 0 AND bytes = 0)
+         OR (kind = 'read' AND n > 0 AND k > 0 AND bytes > 0)),
+  UNIQUE (run_id, kind, n, k, bytes)
+);
+
+CREATE TABLE floor_samples (
+  floor_id INTEGER NOT NULL REFERENCES floors(id) ON DELETE CASCADE,
+  seq      INTEGER NOT NULL CHECK (seq >= 0),
+  us       REAL NOT NULL,
+  PRIMARY KEY (floor_id, seq)
+) WITHOUT ROWID;
+
+-- A decode step: the spec's [step] chain of shapes at one M, timed as a whole (graph replays over
+-- a pool of steps) on one path. `detail` is JSON (db/step_detail.hpp): per chain position the
+-- shape, kernel, dtype, generation and config; for a failed step, the reason. A failed step has
+-- no time (the CHECK spells out "NULL when failed, else > 0"; a bare `median_us > 0` would let
+-- NULL through).
+CREATE TABLE steps (
+  id         INTEGER PRIMARY KEY,
+  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  name       TEXT NOT NULL CHECK (name <> ''),
+  m          INTEGER NOT NULL CHECK (m BETWEEN 1 AND 64),
+  path       TEXT NOT NULL CHECK (path IN ('w4', 'w4_pdl', 'bf16', 'fp8_block', 'read_floor',
+                                           'read_floor_pdl')),
+  status     TEXT NOT NULL DEFAULT 'ok' CHECK (status IN ('ok', 'failed')),
+  median_us  REAL,
+  ci_low_us  REAL,
+  ci_high_us REAL,
+  n_samples  INTEGER NOT NULL DEFAULT 0 CHECK (n_samples >= 0),
+  launches   INTEGER NOT NULL DEFAULT 0 CHECK (launches >= 0),
+  detail     TEXT NOT NULL DEFAULT '',
+  CHECK ((status = 'ok' AND median_us IS NOT NULL AND median_us > 0 AND launches > 0)
+         OR (status = 'failed' AND median_us IS NULL)),
+  UNIQUE (run_id, name, m, path)
+);
+
+CREATE TABLE step_samples (
+  step_id INTEGER NOT NULL REFERENCES steps(id) ON DELETE CASCADE,
+  seq     INTEGER NOT NULL CHECK (seq >= 0),
+  us      REAL NOT NULL,
+  PRIMARY KEY (step_id, seq)
+) WITHOUT ROWID;
+)sql";
 
 void write_meta(const Connection& c, int version, int compatible) {
   auto s = c.prepare(
@@ -217,9 +276,16 @@ void write_meta(const Connection& c, int version, int compatible) {
 
 const Migration kMigrations[] = {
     {1, 1, [](const Connection& c) { c.exec(kSchemaV1); }},
+    {2, 1, [](const Connection& c) { c.exec(kSchemaV2); }},
 };
 
 }  // namespace
+
+bool has_table(const Connection& c, const char* name) {
+  auto s = c.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1");
+  s.bind(1, name);
+  return s.step();
+}
 
 std::span<const Migration> migrations() {
   return kMigrations;
@@ -246,7 +312,8 @@ SchemaVersion read_schema_version(const Connection& c) {
   return {get("version"), get("last_compatible_version")};
 }
 
-void check_readable(const SchemaVersion& v, int current, const std::string& path) {
+void check_readable(const SchemaVersion& v, int current, int oldest_readable,
+                    const std::string& path) {
   if (v.version == 0)
     throw SchemaError(fmt::format("'{}' is not an r4tune database (no meta table)", path));
   if (v.compatible_version > current)
@@ -254,11 +321,12 @@ void check_readable(const SchemaVersion& v, int current, const std::string& path
         "database '{}' has schema version {} (readable by schema {} and newer); this r4tune "
         "understands schema {}: use a newer r4tune",
         path, v.version, v.compatible_version, current));
-  if (v.version < current)
+  if (v.version < oldest_readable)
     throw SchemaError(fmt::format(
-        "database '{}' has schema version {}, older than this r4tune's {}; open it for writing "
-        "once (e.g. `r4tune db merge` into it, or any sweep) to migrate it",
-        path, v.version, current));
+        "database '{}' has schema version {}, older than this r4tune reads without migrating "
+        "({} and newer; this r4tune writes {}); open it for writing once (e.g. `r4tune db merge` "
+        "into it, or any sweep) to migrate it",
+        path, v.version, oldest_readable, current));
 }
 
 SchemaVersion check_migratable(const Connection& c, std::span<const Migration> steps) {

@@ -13,9 +13,14 @@
 namespace r4::db {
 
 // The schema this build writes. Bump it with a new Migration below; never edit an old one.
-inline constexpr int kSchemaVersion = 1;
-// The oldest schema version whose readers can still read a file this build writes.
+inline constexpr int kSchemaVersion = 2;
+// The oldest schema version whose readers can still read a file this build writes. v2 only adds
+// tables, so a v1 build still reads (and writes) a v2 file; it just never sees floors or steps.
 inline constexpr int kCompatibleVersion = 1;
+// The oldest schema this build reads without migrating (read-only opens: emit, report, db show,
+// a merge's source). Every version since 1 only added tables, and the readers treat a missing
+// table as empty: the committed H200 fixture is v1 and is read as it is.
+inline constexpr int kOldestReadableVersion = 1;
 
 class SchemaError : public Error {
  public:
@@ -39,6 +44,7 @@ struct SchemaVersion {
 };
 
 [[nodiscard]] SchemaVersion read_schema_version(const Connection& c);
+[[nodiscard]] bool has_table(const Connection& c, const char* name);
 
 // Brings `c` up to the last migration's version, one transaction per step. Throws SchemaError
 // when the file is newer than `steps` understands (compatible version > last step's version) or
@@ -48,7 +54,8 @@ int migrate(const Connection& c, std::span<const Migration> steps);
 SchemaVersion check_migratable(const Connection& c, std::span<const Migration> steps);
 
 // For read-only use: throws SchemaError unless `v` can be read by a build at `current` without
-// migrating (it may be newer but still compatible).
-void check_readable(const SchemaVersion& v, int current, const std::string& path);
+// migrating: newer but still compatible, or older but at least `oldest_readable`.
+void check_readable(const SchemaVersion& v, int current, int oldest_readable,
+                    const std::string& path);
 
 }  // namespace r4::db

@@ -1,5 +1,5 @@
 // Store: opening, migrating and the write path. Queries live in store_query.cpp, merge and CSV
-// export in store_merge.cpp.
+// export in store_merge.cpp, floors and steps (schema v2) in store_floors.cpp and store_steps.cpp.
 #include "db/store.hpp"
 
 #include <chrono>
@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "db/sha256.hpp"
+#include "db/store_internal.hpp"
 
 namespace r4::db {
 
@@ -91,7 +92,7 @@ Store Store::open(const std::string& path) {
 Store Store::open_read_only(const std::string& path) {
   auto c = std::make_unique<Connection>(path, OpenMode::read_only);
   c->exec("PRAGMA foreign_keys = ON");
-  check_readable(read_schema_version(*c), kSchemaVersion, path);
+  check_readable(read_schema_version(*c), kSchemaVersion, kOldestReadableVersion, path);
   return Store(std::move(c));
 }
 
@@ -210,19 +211,6 @@ Id Store::insert_check(const CheckRow& c) {
   return id;
 }
 
-namespace {
-
-void insert_samples(const Connection& c, const char* table, const char* key, Id id,
-                    std::span<const double> samples) {
-  auto s = c.prepare(fmt::format("INSERT INTO {}({}, seq, us) VALUES (?1, ?2, ?3)", table, key));
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    s.bind_all(id, static_cast<std::int64_t>(i), samples[i]).run();
-    s.reset();
-  }
-}
-
-}  // namespace
-
 Id Store::insert_measurement(const MeasurementRow& m, std::span<const double> samples) {
   require_config(m.config, "a measurement");
   const int n_samples = samples.empty() ? m.n_samples : static_cast<int>(samples.size());
@@ -239,7 +227,7 @@ Id Store::insert_measurement(const MeasurementRow& m, std::span<const double> sa
                 m.mem_clock_mhz, m.detail)
       .run();
   const Id id = conn_->last_insert_id();
-  insert_samples(*conn_, "samples", "measurement_id", id, samples);
+  internal::insert_samples(*conn_, "samples", "measurement_id", id, samples);
   t.commit();
   return id;
 }
@@ -255,7 +243,7 @@ Id Store::insert_baseline(const BaselineRow& b, std::span<const double> samples)
                 n_samples, b.gbps, b.algo)
       .run();
   const Id id = conn_->last_insert_id();
-  insert_samples(*conn_, "baseline_samples", "baseline_id", id, samples);
+  internal::insert_samples(*conn_, "baseline_samples", "baseline_id", id, samples);
   t.commit();
   return id;
 }
@@ -286,6 +274,13 @@ Id Store::insert_winner(const WinnerRow& w) {
   const Id id = s.i64(0);
   t.commit();
   return id;
+}
+
+void Store::require_run(Id run_id, const char* what) const {
+  auto s = conn_->prepare("SELECT 1 FROM runs WHERE id = ?1");
+  s.bind(1, run_id);
+  if (!s.step())
+    throw InvalidRow(fmt::format("refusing to store {}: no run {} in '{}'", what, run_id, path()));
 }
 
 void Store::set_shape_name(Id run_id, std::int64_t n, std::int64_t k, const std::string& name) {

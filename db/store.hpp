@@ -90,6 +90,12 @@ class Store {
   Id insert_baseline(const BaselineRow& b, std::span<const double> samples = {});
   // Replaces an earlier winner for the same (run, kernel, dtype, N, K, band).
   Id insert_winner(const WinnerRow& w);
+  // Schema v2. The row and its samples in one transaction. Throws InvalidRow, writing nothing,
+  // for a bad row (a non-positive or non-finite time, an unknown enum, sizes that do not fit the
+  // kind or path, an unknown run, a second row for the same key); store_floors.cpp and
+  // store_steps.cpp list the checks.
+  Id insert_floor(const FloorRow& f, std::span<const double> samples = {});
+  Id insert_step(const StepRow& s, std::span<const double> samples = {});
   void set_shape_name(Id run, std::int64_t n, std::int64_t k, const std::string& name);
 
   // ---- queries ----
@@ -109,9 +115,21 @@ class Store {
   [[nodiscard]] std::vector<BaselineRow> baselines(Id run) const;
   [[nodiscard]] std::vector<double> baseline_samples(Id baseline) const;
   [[nodiscard]] std::vector<CheckRow> checks(Id run) const;
+  // Schema v2; empty on an older file opened read-only (it has no such tables). Floors ordered by
+  // kind (launch first), n, k, bytes; steps by name, m, then path in kStepPaths order.
+  [[nodiscard]] std::vector<FloorRow> floors(Id run) const;
+  [[nodiscard]] std::vector<double> floor_samples(Id floor) const;
+  [[nodiscard]] std::optional<FloorRow> launch_floor(Id run) const;
+  // The run's read floor streaming exactly `bytes` for (n, k); for a w4 shape pass
+  // w4_weight_bytes(n, k).
+  [[nodiscard]] std::optional<FloorRow> read_floor(Id run, std::int64_t n, std::int64_t k,
+                                                   std::int64_t bytes) const;
+  [[nodiscard]] std::vector<StepRow> steps(Id run) const;
+  [[nodiscard]] std::vector<double> step_samples(Id step) const;
+  // Whether this file has the v2 tables (false only for an older file opened read-only).
+  [[nodiscard]] bool has_floor_tables() const { return has_v2_tables_; }
   // Compiles this run linked, or that its checks or measurements refer to.
   [[nodiscard]] std::vector<CompileRow> compiles_for_run(Id run, bool with_binaries = false) const;
-  // In the order they were named (the spec's order).
   // In the order they were named (the spec's order).
   [[nodiscard]] std::vector<ShapeNameRow> shape_names(Id run) const;
   // The name given to (n, k) in this run, or "NxK".
@@ -121,17 +139,23 @@ class Store {
 
   // ---- whole-database operations ----
   // Imports every run of `other_path` whose uuid is not here, with its device, compiles (deduped
-  // by cache key), checks, measurements, samples, baselines, winners and shape names, in one
-  // transaction. `other_path` is opened read-only and must be at this build's schema version.
+  // by cache key), checks, measurements, samples, baselines, winners, shape names, floors and
+  // steps (with their samples), in one transaction. `other_path` is opened read-only and must be
+  // readable by this build (an older v1 file is: it brings no floors or steps).
   MergeResult merge(const std::string& other_path);
-  // One CSV row per measurement of every run, with full provenance. Throws Error on I/O failure.
+  // One CSV row per measurement of every run, with full provenance and the run's read floor for
+  // the shape (floor_us, x_floor = median / floor). Throws Error on I/O failure.
   void export_csv(const std::string& path) const;
 
  private:
-  explicit Store(std::unique_ptr<Connection> c) : conn_(std::move(c)) {}
+  explicit Store(std::unique_ptr<Connection> c)
+      : conn_(std::move(c)),
+        has_v2_tables_(has_table(*conn_, "floors") && has_table(*conn_, "steps")) {}
   void validate(const KernelConfigRow& row, const char* table, Id id) const;
+  void require_run(Id run, const char* what) const;
   std::unique_ptr<Connection> conn_;
   ConfigValidator validator_;
+  bool has_v2_tables_ = true;
 };
 
 }  // namespace r4::db

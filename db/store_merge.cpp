@@ -68,6 +68,16 @@ MergeResult Store::merge(const std::string& other_path) {
       insert_winner(w);
     }
     for (const auto& sn : other.shape_names(r.id)) set_shape_name(run_id, sn.n, sn.k, sn.name);
+    for (FloorRow f : other.floors(r.id)) {
+      const auto samples = other.floor_samples(f.id);
+      f.run_id = run_id;
+      insert_floor(f, samples);
+    }
+    for (StepRow st : other.steps(r.id)) {
+      const auto samples = other.step_samples(st.id);
+      st.run_id = run_id;
+      insert_step(st, samples);
+    }
     ++res.runs_imported;
   }
   t.commit();
@@ -79,26 +89,41 @@ void Store::export_csv(const std::string& out_path) const {
   if (!out) throw Error(fmt::format("cannot write '{}'", out_path));
   out << "run_uuid,run_status,spec_name,git_commit,device,arch,multiprocessors,driver_version,"
          "runtime_version,compiler_version,kernel,dtype,n,k,m,wv,sk,mb,npw,nt,status,median_us,"
-         "ci_low_us,ci_high_us,n_samples,gbps,pct_of_ceiling,sm_clock_mhz,mem_clock_mhz,"
-         "source_hash,options,compile_key\n";
-  auto s = conn_->prepare(
+         "ci_low_us,ci_high_us,n_samples,gbps,pct_of_ceiling,floor_us,x_floor,sm_clock_mhz,"
+         "mem_clock_mhz,source_hash,options,compile_key\n";
+  // The read floor of the measurement's shape: same run, bytes = w4_weight_bytes(N, K). A file
+  // from before schema v2 has no floors table, so its floor columns are empty.
+  const std::string floor_join =
+      has_v2_tables_ ? "LEFT JOIN floors f ON f.run_id = m.run_id AND f.kind = 'read' AND "
+                       "f.n = m.n AND f.k = m.k AND f.bytes = m.n * m.k / 2 + m.n * m.k / 32 "
+                     : "";
+  const std::string floor_col = has_v2_tables_ ? "f.median_us" : "NULL";
+  auto s = conn_->prepare(fmt::format(
       "SELECT r.uuid, r.status, r.spec_name, r.git_commit, coalesce(d.name, ''), "
       "coalesce(d.arch, ''), d.multiprocessors, coalesce(d.driver_version, ''), "
       "coalesce(d.runtime_version, ''), coalesce(d.compiler_version, ''), m.kernel, m.dtype, m.n, "
       "m.k, m.m, m.wv, m.sk, m.mb, m.npw, m.nt, m.status, m.median_us, m.ci_low_us, m.ci_high_us, "
-      "m.n_samples, m.gbps, m.pct_of_ceiling, m.sm_clock_mhz, m.mem_clock_mhz, "
+      "m.n_samples, m.gbps, m.pct_of_ceiling, {}, m.sm_clock_mhz, m.mem_clock_mhz, "
       "coalesce(c.source_hash, ''), coalesce(c.options, ''), coalesce(c.cache_key, '') "
       "FROM measurements m JOIN runs r ON r.id = m.run_id LEFT JOIN devices d ON d.id = "
       "r.device_id "
-      "LEFT JOIN compiles c ON c.id = m.compile_id "
-      "ORDER BY r.started_at, r.id, m.kernel, m.dtype, m.n, m.k, m.m, m.id");
+      "LEFT JOIN compiles c ON c.id = m.compile_id {}"
+      "ORDER BY r.started_at, r.id, m.kernel, m.dtype, m.n, m.k, m.m, m.id",
+      floor_col, floor_join));
+  constexpr int kMedian = 21, kFloor = 27, kColumns = 32;
   while (s.step()) {
     std::string line;
-    for (int i = 0; i < 32; ++i) {
+    for (int i = 0; i < kColumns; ++i) {
       if (i) line += ',';
-      if (s.is_null(i)) continue;
-      // Text columns are quoted as needed; numbers print in SQLite's own text form.
-      line += csv_field(s.text(i));
+      if (!s.is_null(i))
+        // Text columns are quoted as needed; numbers print in SQLite's own text form.
+        line += csv_field(s.text(i));
+      if (i == kFloor) {
+        // x_floor, right after floor_us: how many read floors the measurement takes.
+        line += ',';
+        if (!s.is_null(kFloor) && !s.is_null(kMedian))
+          line += fmt::format("{:.4f}", s.f64(kMedian) / s.f64(kFloor));
+      }
     }
     out << line << '\n';
   }

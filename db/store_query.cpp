@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "db/store.hpp"
+#include "db/store_internal.hpp"
 
 namespace r4::db {
 
@@ -141,6 +142,10 @@ RunCounts Store::counts(Id run_id) const {
   c.checks_failed = one("SELECT count(*) FROM checks WHERE run_id = ?1 AND status <> 'pass'");
   c.baselines = one("SELECT count(*) FROM baselines WHERE run_id = ?1");
   c.winners = one("SELECT count(*) FROM winners WHERE run_id = ?1");
+  if (has_v2_tables_) {
+    c.floors = one("SELECT count(*) FROM floors WHERE run_id = ?1");
+    c.steps = one("SELECT count(*) FROM steps WHERE run_id = ?1");
+  }
   c.compiles = one(
       "SELECT count(*) FROM compiles WHERE id IN (SELECT compile_id FROM checks WHERE run_id = ?1 "
       "UNION SELECT compile_id FROM measurements WHERE run_id = ?1 "
@@ -225,26 +230,14 @@ std::vector<MeasurementRow> Store::measurements(Id run_id) const {
   return out;
 }
 
-namespace {
-
-std::vector<double> read_samples(const Connection& c, const char* sql, Id id) {
-  auto s = c.prepare(sql);
-  s.bind(1, id);
-  std::vector<double> out;
-  while (s.step()) out.push_back(s.f64(0));
-  return out;
-}
-
-}  // namespace
-
 std::vector<double> Store::samples(Id measurement) const {
-  return read_samples(*conn_, "SELECT us FROM samples WHERE measurement_id = ?1 ORDER BY seq",
-                      measurement);
+  return internal::read_samples(
+      *conn_, "SELECT us FROM samples WHERE measurement_id = ?1 ORDER BY seq", measurement);
 }
 
 std::vector<double> Store::baseline_samples(Id baseline) const {
-  return read_samples(*conn_, "SELECT us FROM baseline_samples WHERE baseline_id = ?1 ORDER BY seq",
-                      baseline);
+  return internal::read_samples(
+      *conn_, "SELECT us FROM baseline_samples WHERE baseline_id = ?1 ORDER BY seq", baseline);
 }
 
 std::vector<BaselineRow> Store::baselines(Id run_id) const {

@@ -9,6 +9,7 @@
 #include "reports/html.hpp"
 #include "reports/report.hpp"
 #include "reports/report_data.hpp"
+#include "reports/report_html_parts.hpp"
 #include "reports/svg_plot.hpp"
 #include "reports/tables.hpp"
 
@@ -23,8 +24,8 @@ h1 { font-size: 22px; margin-bottom: 4px; }
 h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ccc; padding-bottom: 4px; }
 h3 { font-size: 15px; margin-bottom: 6px; }
 table { border-collapse: collapse; font-size: 12px; margin: 8px 0 12px 0; }
-th, td { border: 1px solid #d4d4d4; padding: 3px 7px; text-align: right; white-space: nowrap; }
-th { background: #f2f2f2; }
+th, td { border: 1px solid #d4d4d4; padding: 3px 5px; text-align: right; white-space: nowrap; }
+th { background: #f2f2f2; white-space: normal; }
 td.l, th.l { text-align: left; }
 tr.dispatched td { background: #eef6ff; font-weight: 600; }
 .warn { background: #fff4e5; border: 1px solid #e69f00; padding: 8px 12px; margin: 10px 0; }
@@ -34,20 +35,9 @@ tr.dispatched td { background: #eef6ff; font-weight: 600; }
 .muted { color: #666; font-size: 12px; }
 )css";
 
-std::string us(const std::optional<double>& v) {
-  return v ? fmt::format("{:.2f}", *v) : "–";
-}
-std::string x(const std::optional<double>& v) {
-  return v ? fmt::format("{:.2f}×", *v) : "–";
-}
 std::string cfg(const db::Config& c) {
   return fmt::format("({}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt);
 }
-
-struct ShapeKey {
-  std::int64_t n, k;
-  std::string name;
-};
 
 }  // namespace
 
@@ -58,13 +48,7 @@ std::string report_html(const db::Store& store, db::Id run_id) {
     if (w.problem.empty()) valid.push_back(w);
   const RunTables t = build_tables(store, run_id, valid);
 
-  // Shapes: named ones in spec order, then any other measured shape.
-  std::vector<ShapeKey> shapes;
-  for (const auto& sn : store.shape_names(run_id)) shapes.push_back({sn.n, sn.k, sn.name});
-  for (const auto& m : d.measurements)
-    if (std::none_of(shapes.begin(), shapes.end(),
-                     [&](const ShapeKey& s) { return s.n == m.n && s.k == m.k; }))
-      shapes.push_back({m.n, m.k, store.shape_name(run_id, m.n, m.k)});
+  const std::vector<ReportShape>& shapes = d.shapes;
   std::set<std::pair<std::string, std::string>> kernel_set;
   for (const auto& m : d.measurements) kernel_set.insert({m.kernel, m.dtype});
   std::vector<std::pair<std::string, std::string>> kernels(kernel_set.begin(), kernel_set.end());
@@ -135,6 +119,10 @@ std::string report_html(const db::Store& store, db::Id run_id) {
   meta("streaming-read ceiling",
        d.ceiling_gbps ? fmt::format("{:.0f} GB/s (measured in this run)", *d.ceiling_gbps)
                       : "not measured");
+  if (const auto* lf = d.launch_floor())
+    meta("launch floor", fmt::format("{:.2f} µs per launch (an empty kernel, graph-replayed, "
+                                     "measured in this run)",
+                                     lf->median_us));
   meta("w4a8 takes over above M", std::to_string(t.a8_m));
   o += "</table>\n";
 
@@ -168,7 +156,7 @@ std::string report_html(const db::Store& store, db::Id run_id) {
         continue;
       }
       o += fmt::format("<td title=\"{} {}\">{} <span class=\"muted\">({})</span></td>", hit->kernel,
-                       cfg(hit->config), x(hit->speedup_vs_fp8), x(hit->speedup_vs_bf16));
+                       cfg(hit->config), fmt_x(hit->speedup_vs_fp8), fmt_x(hit->speedup_vs_bf16));
       if (hit->speedup_vs_fp8) a.points.emplace_back(hit->m_measured, *hit->speedup_vs_fp8);
       if (hit->speedup_vs_bf16) b.points.emplace_back(hit->m_measured, *hit->speedup_vs_bf16);
     }
@@ -180,13 +168,23 @@ std::string report_html(const db::Store& store, db::Id run_id) {
        ", w4a8 above. Cells: speedup over block-fp8 (over bf16), both measured at the band's top M "
        "in this run.</p>\n";
   o += "<div class=\"plots\">\n" + svg_line_plot(sp_fp8) + svg_line_plot(sp_bf16) + "</div>\n";
+  o += html_x_floor_plot(d);
+  o += html_steps_section(d);
 
   // Per shape.
   for (const auto& s : shapes) {
     o += fmt::format("<h2 id=\"shape-{}x{}\">{}: N = {}, K = {}</h2>\n", s.n, s.k,
                      html_escape(s.name), s.n, s.k);
+    const auto* floor = d.read_floor(s.n, s.k);
+    if (floor)
+      o += fmt::format(
+          "<p class=\"muted\">Read floor {:.2f} µs{} ({:.2f} MB of packed weight and scales "
+          "streamed once, launch and tail included).</p>\n",
+          floor->median_us, floor->gbps ? fmt::format(", {:.0f} GB/s", *floor->gbps) : "",
+          static_cast<double>(floor->bytes) / 1e6);
     o += "<table>\n<tr><th>band M ≤</th><th>M</th><th class=\"l\">kernel</th><th>config (WV, SK, "
          "MB, NPW, NT)</th><th>median µs [95% CI]</th><th>GB/s</th><th>% ceiling</th>"
+         "<th>floor µs</th><th>× floor</th>"
          "<th>bf16 µs</th><th>× bf16</th><th>fp8 µs</th><th>× fp8</th><th>timed</th>"
          "<th>raced out</th><th>failed</th><th>pruned</th></tr>\n";
     Plot rank;
@@ -226,13 +224,15 @@ std::string report_html(const db::Store& store, db::Id run_id) {
         o += fmt::format(
             "<tr{}><td>{}</td><td>{}</td><td class=\"l\">{}{}</td><td>{}</td><td>{:.2f}{}</td>"
             "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-            "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
             disp ? " class=\"dispatched\"" : "", band, m, html_escape(kn),
             w->problem.empty() ? "" : " <span class=\"bad\">(invalid)</span>", cfg(w->config),
             w->median_us, ci, meas && meas->gbps ? fmt::format("{:.0f}", *meas->gbps) : "–",
             meas && meas->pct_of_ceiling ? fmt::format("{:.1f}%", *meas->pct_of_ceiling) : "–",
-            bf ? us(bf->median_us) : "–", x(w->speedup_vs_bf16), fp ? us(fp->median_us) : "–",
-            x(w->speedup_vs_fp8), timed, raced, failed, pruned);
+            fmt_us(d.floor_us(s.n, s.k)), fmt_x(d.x_floor(w->median_us, s.n, s.k)),
+            bf ? fmt_us(bf->median_us) : "–", fmt_x(w->speedup_vs_bf16),
+            fp ? fmt_us(fp->median_us) : "–", fmt_x(w->speedup_vs_fp8), timed, raced, failed,
+            pruned);
         std::sort(times.begin(), times.end());
         Series sr{fmt::format("M={} {}", m, dt), palette(series_i / kernels.size()), ki > 0, {}};
         for (std::size_t i = 0; i < times.size(); ++i)

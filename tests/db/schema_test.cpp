@@ -4,6 +4,7 @@
 #include "db/schema.hpp"
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <vector>
 
@@ -20,6 +21,18 @@ using testing::read_file;
 using testing::TempDir;
 
 const std::filesystem::path kFixtures = std::filesystem::path(R4_SOURCE_ROOT) / "tests/db/fixtures";
+
+// count(*) of every table, by name.
+std::map<std::string, std::string> row_counts(const Connection& c) {
+  std::vector<std::string> tables;
+  {
+    auto s = c.prepare("SELECT name FROM sqlite_master WHERE type = 'table'");
+    while (s.step()) tables.push_back(s.text(0));
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& t : tables) out[t] = c.query_text("SELECT count(*) FROM \"" + t + "\"").value();
+  return out;
+}
 
 void load_dump(const std::string& db_path, const std::filesystem::path& sql) {
   Connection c(db_path, OpenMode::read_write_create);
@@ -44,11 +57,20 @@ TEST(Schema, EveryFrozenVersionMigratesToCurrent) {
     TempDir dir;
     const std::string db_path = dir.file("old.db");
     load_dump(db_path, e.path());
+    const int version = std::stoi(m[1]);
+    std::map<std::string, std::string> rows_before;
     {
       Connection c(db_path, OpenMode::read_only);
-      EXPECT_EQ(read_schema_version(c).version, std::stoi(m[1]));
+      EXPECT_EQ(read_schema_version(c).version, version);
+      rows_before = row_counts(c);
     }
     auto store = Store::open(db_path);
+    // Every row of every table the old file had is still there (meta aside: it has the version).
+    const auto rows_after = row_counts(store.connection());
+    for (const auto& [table, n] : rows_before)
+      if (table != "meta") {
+        EXPECT_EQ(rows_after.at(table), n) << table;
+      }
     EXPECT_EQ(store.schema_version().version, kSchemaVersion);
     EXPECT_EQ(store.schema_version().compatible_version, kCompatibleVersion);
     EXPECT_EQ(store.integrity_check(), "ok");
@@ -61,12 +83,71 @@ TEST(Schema, EveryFrozenVersionMigratesToCurrent) {
     EXPECT_GT(counts.winners, 0);
     EXPECT_FALSE(store.winners(run.id).empty());
     EXPECT_FALSE(store.baselines(run.id).empty());
-    // And it accepts new rows.
+    // Floors and steps exist from v2 on: a v1 file has none, a frozen v2 file its fixture's.
+    EXPECT_EQ(store.floors(run.id).empty(), version < 2);
+    EXPECT_EQ(store.steps(run.id).empty(), version < 2);
+    // And it accepts new rows, floors and steps included.
     const Id r2 = store.begin_run(testing::run_row("after migration"));
+    FloorRow f;
+    f.run_id = r2;
+    f.kind = FloorKind::launch;
+    f.median_us = 0.5;
+    store.insert_floor(f, std::vector<double>{0.5});
+    StepRow st;
+    st.run_id = r2;
+    st.name = "after";
+    st.m = 8;
+    st.median_us = 30.0;
+    st.launches = 6;
+    store.insert_step(st, std::vector<double>{30.0});
     store.finish_run(r2);
     EXPECT_EQ(store.list_runs().size(), 2u);
+    EXPECT_EQ(store.counts(r2).floors, 1);
+    EXPECT_EQ(store.counts(r2).steps, 1);
+    EXPECT_EQ(store.integrity_check(), "ok");
   }
   EXPECT_GE(seen, 1);
+}
+
+// Read commands (emit, report, db show, a merge's source) open a file read-only and never
+// migrate it; v2 only added tables, so a v1 file reads as it is, with no floors and no steps.
+TEST(Schema, OlderDatabaseReadsWithoutMigrating) {
+  TempDir dir;
+  const std::string db_path = dir.file("v1.db");
+  load_dump(db_path, kFixtures / "schema_v1.sql");
+  const std::string before = read_file(db_path);
+  {
+    auto store = Store::open_read_only(db_path);
+    EXPECT_EQ(store.schema_version().version, 1);
+    EXPECT_FALSE(store.has_floor_tables());
+    const RunRow run = store.resolve_run("latest");
+    EXPECT_TRUE(store.floors(run.id).empty());
+    EXPECT_TRUE(store.steps(run.id).empty());
+    EXPECT_FALSE(store.launch_floor(run.id));
+    EXPECT_FALSE(store.read_floor(run.id, 3072, 5120, w4_weight_bytes(3072, 5120)));
+    EXPECT_TRUE(store.floor_samples(1).empty());
+    EXPECT_TRUE(store.step_samples(1).empty());
+    const auto c = store.counts(run.id);
+    EXPECT_GT(c.winners, 0);
+    EXPECT_EQ(c.floors, 0);
+    EXPECT_EQ(c.steps, 0);
+    store.export_csv(dir.file("all.csv"));
+    EXPECT_NE(read_file(dir.file("all.csv")).find(",floor_us,x_floor,"), std::string::npos);
+    // A v1 file merges into a v2 one: its runs come over, without floors or steps.
+    auto target = Store::open(dir.file("target.db"));
+    EXPECT_EQ(target.merge(db_path).runs_imported, 1);
+    EXPECT_EQ(target.counts(target.resolve_run("latest").id).winners, c.winners);
+  }
+  EXPECT_EQ(read_file(db_path), before);  // nothing written, nothing migrated
+  // Once a version drops a table or column, older files are refused with the way out.
+  try {
+    check_readable({1, 1}, 3, 2, "old.db");
+    FAIL() << "read a schema 1 file below the oldest readable 2";
+  } catch (const SchemaError& e) {
+    EXPECT_NE(std::string(e.what()).find("open it for writing once"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(check_readable({1, 1}, 2, 1, "old.db"));
 }
 
 TEST(Schema, NewerIncompatibleDatabaseIsRefused) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include "tests/fixtures/synthetic_fixture.hpp"
@@ -292,6 +293,26 @@ TEST(Store, MergeImportsRunsOnceWithAllRows) {
   EXPECT_EQ(cm.baselines, cb.baselines);
   EXPECT_EQ(cm.winners, cb.winners);
   EXPECT_EQ(cm.compiles, cb.compiles);
+  // Floors and steps (schema v2) with their samples.
+  EXPECT_GT(cb.floors, 0);
+  EXPECT_GT(cb.steps, 0);
+  EXPECT_EQ(cm.floors, cb.floors);
+  EXPECT_EQ(cm.steps, cb.steps);
+  const auto fb = b.floors(b_run), fm = a.floors(merged);
+  ASSERT_EQ(fm.size(), fb.size());
+  for (std::size_t i = 0; i < fb.size(); ++i) {
+    EXPECT_EQ(fm[i].run_id, merged);
+    EXPECT_EQ(fm[i].median_us, fb[i].median_us);
+    EXPECT_EQ(a.floor_samples(fm[i].id), b.floor_samples(fb[i].id));
+  }
+  const auto sb = b.steps(b_run), sm = a.steps(merged);
+  ASSERT_EQ(sm.size(), sb.size());
+  for (std::size_t i = 0; i < sb.size(); ++i) {
+    EXPECT_EQ(sm[i].path, sb[i].path);
+    EXPECT_EQ(sm[i].status, sb[i].status);
+    EXPECT_EQ(sm[i].detail, sb[i].detail);
+    EXPECT_EQ(a.step_samples(sm[i].id), b.step_samples(sb[i].id));
+  }
   EXPECT_EQ(a.run(merged).started_at, "2026-11-30T09:00:00Z");
   EXPECT_EQ(a.run(merged).status, RunStatus::complete);
   EXPECT_EQ(a.shape_names(merged).size(), 2u);
@@ -334,6 +355,19 @@ TEST(Store, ExportCsvHasOneRowPerMeasurement) {
   }
   EXPECT_FALSE(quoted);
   EXPECT_EQ(rows, s.counts(run).measurements);
+  // floor_us is the run's read floor of the shape and x_floor = median / floor_us.
+  EXPECT_NE(header.find(",pct_of_ceiling,floor_us,x_floor,"), std::string::npos) << header;
+  const auto floor = s.read_floor(run, 3072, 5120, w4_weight_bytes(3072, 5120));
+  ASSERT_TRUE(floor);
+  const std::string csv = testing::read_file(dir.file("out.csv"));
+  const auto ms = s.measurements(run);
+  const auto ok = std::find_if(ms.begin(), ms.end(),
+                               [](const auto& m) { return m.status == MeasurementStatus::ok; });
+  ASSERT_NE(ok, ms.end());
+  // The fixture's floor is a sample rounded to 3 decimals, so SQLite and fmt print it alike.
+  const std::string cells =
+      fmt::format(",{},{:.4f},", floor->median_us, *ok->median_us / floor->median_us);
+  EXPECT_NE(csv.find(cells), std::string::npos) << cells;
   EXPECT_THROW(s.export_csv(dir.file("no/such/dir/out.csv")), Error);
 }
 

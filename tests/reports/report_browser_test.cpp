@@ -26,10 +26,17 @@ constexpr const char* kChromium = "/usr/bin/chromium";
 constexpr const char* kHeadProbe =
     "<script>window.r4errors=[];window.addEventListener('error',function(e){"
     "window.r4errors.push(String(e.message));});</script>";
+// It also reports what the floors and steps parts drew: the x-floor plot's lines, the step
+// table's rows, and whether both have a laid-out, non-empty box (drawn=1).
 constexpr const char* kBodyProbe =
     "<script>document.title='ok';var m=document.createElement('div');m.id='r4-marker';"
+    "function box(q){var e=document.querySelector(q);if(!e)return 0;"
+    "var r=e.getBoundingClientRect();return r.width>0&&r.height>0?1:0;}"
     "m.textContent='r4-ok svg='+document.querySelectorAll('svg').length+' errors='+"
-    "window.r4errors.length;document.body.appendChild(m);console.log('r4-probe-done');</script>";
+    "window.r4errors.length+' xfloor='+document.querySelectorAll('#x-floor svg polyline').length+"
+    "' steps='+document.querySelectorAll('#steps tr').length+' drawn='+"
+    "(box('#x-floor svg')*box('#steps'));"
+    "document.body.appendChild(m);console.log('r4-probe-done');</script>";
 
 int sh(const std::string& cmd) {
   const int rc = std::system(cmd.c_str());
@@ -68,7 +75,10 @@ TEST(ReportBrowser, RendersWithoutConsoleErrors) {
       << read_file(dir.file("dom.err"));
   const std::string dom = read_file(dir.file("dom.html"));
   EXPECT_NE(dom.find("<title>ok</title>"), std::string::npos);
-  EXPECT_NE(dom.find("<div id=\"r4-marker\">r4-ok svg=8 errors=0</div>"), std::string::npos)
+  // 9 plots (two speedups, x floor, six ranks); the x-floor plot's six shapes; the step table's
+  // header and 4 M x 6 paths.
+  EXPECT_NE(dom.find("<div id=\"r4-marker\">r4-ok svg=9 errors=0 xfloor=6 steps=25 drawn=1</div>"),
+            std::string::npos)
       << dom.substr(dom.size() > 400 ? dom.size() - 400 : 0);
 
   // Console: the probe's own line must be there (logging works); any other console line is a

@@ -2,8 +2,10 @@
 
 #include <regex>
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include "reports/report_data.hpp"
 #include "tests/fixtures/synthetic_fixture.hpp"
 #include "tests/fixtures/temp_dir.hpp"
 
@@ -32,8 +34,9 @@ TEST(ReportHtml, SelfContainedWithPlotsAndNumbers) {
   EXPECT_EQ(count(html, " href="), 0u);
   EXPECT_EQ(count(html, "url("), 0u);
   EXPECT_EQ(count(html, "@import"), 0u);
-  // Two speedup plots plus one time-vs-rank plot per shape, each with a legend and axis labels.
-  EXPECT_EQ(count(html, "<svg "), 2u + 6u);
+  // Two speedup plots, the x-floor plot, and one time-vs-rank plot per shape, each with a legend
+  // and axis labels.
+  EXPECT_EQ(count(html, "<svg "), 3u + 6u);
   EXPECT_EQ(count(html, "config rank (fastest first)"), 6u);
   EXPECT_EQ(count(html, "M (rows, each band&#39;s top M)"), 2u);
   EXPECT_NE(html.find("Synthetic data."), std::string::npos);
@@ -44,6 +47,61 @@ TEST(ReportHtml, SelfContainedWithPlotsAndNumbers) {
   // The qkv w4a16 winner's fp8 baseline time at M = 16 (from the H200 peer numbers).
   EXPECT_NE(html.find("17.2"), std::string::npos);
   EXPECT_EQ(html, report_html(f.store, f.run));
+}
+
+TEST(ReportHtml, FloorsAndSteps) {
+  Fixture f;
+  const std::string html = report_html(f.store, f.run);
+  // The launch floor in the run's meta table, each shape's read floor under its heading.
+  EXPECT_NE(html.find("<th class=\"l\">launch floor</th><td>0.51 µs per launch"),
+            std::string::npos);
+  EXPECT_EQ(count(html, "<p class=\"muted\">Read floor "), 6u);
+  // qkv's: the median of samples around h200-floors-2026-11-30.md's 3.64 us.
+  EXPECT_NE(html.find(fmt::format("Read floor {:.2f} µs",
+                                  *load_report_data(f.store, f.run).floor_us(3072, 5120))),
+            std::string::npos);
+  // Every winners table has floor µs and × floor columns.
+  EXPECT_EQ(count(html, "<th>floor µs</th><th>× floor</th>"), 6u);
+  // The x-floor plot: one series per shape, against a 1x reference line.
+  const auto xf = html.find("<div id=\"x-floor\">");
+  ASSERT_NE(xf, std::string::npos);
+  const std::string plot = html.substr(xf, html.find("</svg>", xf) - xf);
+  EXPECT_NE(plot.find("Best 4-bit time over the read floor vs M"), std::string::npos);
+  EXPECT_EQ(count(plot, "<polyline "), 6u);
+  EXPECT_NE(plot.find("1× (read floor)"), std::string::npos);
+  // The step table: 4 M x 6 paths, the failed one marked with its reason.
+  const auto st = html.find("<table id=\"steps\">");
+  ASSERT_NE(st, std::string::npos);
+  const std::string table = html.substr(st, html.find("</table>", st) - st);
+  EXPECT_EQ(count(table, "<tr"), 1u + 24u);
+  EXPECT_EQ(count(table, ">failed</span>"), 1u);
+  EXPECT_NE(table.find("no block-fp8 algorithm for M = 1 (synthetic)"), std::string::npos);
+  EXPECT_NE(html.find("qkv → o → gate_up → down → kernel_projection → hidden_projection"),
+            std::string::npos);
+  EXPECT_NE(table.find("4-bit winners, PDL"), std::string::npos);
+}
+
+// A run stored before schema v2 (the frozen v1 dump, opened read-only as the read commands do):
+// the report has no floor, x-floor or step parts, and nothing breaks.
+TEST(ReportHtml, OldRunWithoutFloorsOrSteps) {
+  testing::TempDir dir;
+  const std::string path = dir.file("v1.db");
+  {
+    db::Connection c(path, db::OpenMode::read_write_create);
+    c.exec(testing::read_file(std::string(R4_SOURCE_ROOT) + "/tests/db/fixtures/schema_v1.sql"));
+  }
+  const auto store = db::Store::open_read_only(path);
+  const db::Id run = store.resolve_run("latest").id;
+  const std::string html = report_html(store, run);
+  EXPECT_EQ(html.find("x-floor"), std::string::npos);
+  EXPECT_EQ(html.find("Decode steps"), std::string::npos);
+  EXPECT_EQ(html.find("launch floor"), std::string::npos);
+  EXPECT_EQ(html.find("Read floor"), std::string::npos);
+  EXPECT_EQ(count(html, "<svg "), 2u + 2u);  // two speedup plots, two shapes' rank plots
+  EXPECT_NE(html.find("<th>floor µs</th>"), std::string::npos);  // the column, empty
+  const std::string csv = report_csv(store, run);
+  EXPECT_NE(csv.find(",pct_of_ceiling,floor_us,x_floor,"), std::string::npos);
+  EXPECT_EQ(report_steps_csv(store, run).find('\n'), report_steps_csv(store, run).size() - 1);
 }
 
 TEST(ReportHtml, InvalidWinnerIsShownNotHidden) {
@@ -66,6 +124,29 @@ TEST(ReportCsv, OneRowPerMeasurement) {
                 std::sregex_iterator(csv.begin(), csv.end(), winner_flag), std::sregex_iterator())),
             f.store.counts(f.run).winners);
   EXPECT_EQ(csv, report_csv(f.store, f.run));
+  // floor_us and x_floor after pct_of_ceiling, on every row of a shape with a read floor.
+  EXPECT_NE(csv.find(",n_samples,gbps,pct_of_ceiling,floor_us,x_floor,bf16_us,"),
+            std::string::npos);
+  const ReportData d = load_report_data(f.store, f.run);
+  const auto& m = d.measurements.front();
+  ASSERT_TRUE(m.median_us);
+  const std::string cells =
+      fmt::format(",{},{:.4f},", *d.floor_us(m.n, m.k), *m.median_us / *d.floor_us(m.n, m.k));
+  EXPECT_NE(csv.find(cells), std::string::npos) << cells;
+}
+
+TEST(ReportCsv, StepsCsvHasOneRowPerStep) {
+  Fixture f;
+  const std::string csv = report_steps_csv(f.store, f.run);
+  EXPECT_EQ(csv.rfind("run_uuid,step,m,path,status,median_us,ci_low_us,ci_high_us,n_samples,"
+                      "launches,speedup_vs_bf16,speedup_vs_fp8,floor_sum_us,x_floor_sum,error\n",
+                      0),
+            0u);
+  EXPECT_EQ(count(csv, "\n"), 1u + 24u);
+  EXPECT_EQ(count(csv, ",failed,"), 1u);
+  EXPECT_NE(csv.find(",fp8_block,failed,,,,0,12,,,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("no block-fp8 algorithm for M = 1 (synthetic)\n"), std::string::npos);
+  EXPECT_EQ(csv, report_steps_csv(f.store, f.run));
 }
 
 }  // namespace

@@ -7,10 +7,13 @@
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 #endif
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/core.h>
 
+#include "reports/report_data.hpp"
+#include "reports/step_view.hpp"
 #include "tuner/cli/command.hpp"
 #include "tuner/cli/db_access.hpp"
 #include "tuner/cli/options.hpp"
@@ -37,9 +40,57 @@ int list_runs(const db::Store& store) {
   return ok;
 }
 
+std::string opt2(const std::optional<double>& v) {
+  return v ? fmt::format("{:.2f}", *v) : std::string("-");
+}
+
+// The launch floor and each shape's read floor (schema v2), shapes in the spec's order.
+void show_floors(const report::ReportData& d) {
+  if (d.floors.empty()) return;
+  fmt::print("\n  floors        launch {} us per launch (empty kernel, graph-replayed)\n",
+             d.launch_floor() ? opt2(d.launch_floor()->median_us) : "-");
+  fmt::print("  {:<20} {:>6} {:>6} {:>9} {:>9} {:>7}  {}\n", "read floor", "N", "K", "MB",
+             "floor us", "GB/s", "detail");
+  std::vector<const db::FloorRow*> reads;
+  for (const auto& s : d.shapes)
+    if (const auto* f = d.read_floor(s.n, s.k)) reads.push_back(f);
+  for (const auto& f : d.floors)  // floors of other byte counts, or of unnamed shapes
+    if (f.kind == db::FloorKind::read && std::find(reads.begin(), reads.end(), &f) == reads.end())
+      reads.push_back(&f);
+  for (const auto* f : reads)
+    fmt::print("  {:<20} {:>6} {:>6} {:>9.2f} {:>9.2f} {:>7}  {}\n", d.shape_name(f->n, f->k), f->n,
+               f->k, static_cast<double>(f->bytes) / 1e6, f->median_us,
+               f->gbps ? fmt::format("{:.0f}", *f->gbps) : "-", f->detail);
+}
+
+// The step table (schema v2): per step, M and path.
+void show_steps(const report::ReportData& d) {
+  const auto t = report::step_table(d);
+  if (t.lines.empty()) return;
+  std::size_t w = 4;
+  for (const auto& c : t.chains) {
+    w = std::max(w, c.name.size());
+    std::string chain;
+    for (const auto& s : c.shapes) chain += (chain.empty() ? "" : " -> ") + s;
+    fmt::print("\n  step {}: {} (read floors sum {} us)\n", c.name,
+               chain.empty() ? "chain not recorded" : chain, opt2(c.floor_sum_us));
+  }
+  fmt::print("  {:<{}} {:>3} {:<15} {:>10} {:>8} {:>8} {:>8} {:>8}\n", "step", w, "M", "path",
+             "us/step", "x bf16", "x fp8", "x floor", "launches");
+  for (const auto& l : t.lines) {
+    const auto& r = l.row;
+    const bool failed = r.status == db::StepStatus::failed;
+    fmt::print("  {:<{}} {:>3} {:<15} {:>10} {:>8} {:>8} {:>8} {:>8}{}\n", r.name, w, r.m,
+               db::to_string(r.path), failed ? "failed" : opt2(r.median_us),
+               opt2(l.speedup_vs_bf16), opt2(l.speedup_vs_fp8), opt2(l.x_floor_sum), r.launches,
+               failed ? "  " + l.error : "");
+  }
+}
+
 int show_run(const db::Store& store, const std::string& ref) {
   const auto r = resolve_run(store, ref);
-  const auto dev = db_call([&] { return store.run_device(r); });
+  const auto d = db_call([&] { return report::load_report_data(store, r.id); });
+  const auto& dev = d.device;
   const auto c = db_call([&] { return store.counts(r.id); });
   fmt::print("run {} ({})\n", r.id, r.uuid);
   fmt::print("  status        {}\n", db::to_string(r.status));
@@ -55,25 +106,25 @@ int show_run(const db::Store& store, const std::string& ref) {
   if (!r.notes.empty()) fmt::print("  notes         {}\n", r.notes);
   fmt::print(
       "  rows          {} compiles, {} checks ({} not passing), {} measurements ({} ok), {} "
-      "samples, {} baselines, {} winners\n",
+      "samples, {} baselines, {} winners, {} floors, {} steps\n",
       c.compiles, c.checks, c.checks_failed, c.measurements, c.measurements_ok, c.samples,
-      c.baselines, c.winners);
-  const auto winners = db_call([&] { return store.winners(r.id, db::OnInvalid::flag); });
-  if (!winners.empty()) {
-    fmt::print("\n  {:<14} {:<6} {:>6} {:>6} {:>5}  {:<18} {:>10} {:>8} {:>8}\n", "kernel", "dtype",
-               "N", "K", "M<=", "(WV,SK,MB,NPW,NT)", "median us", "x bf16", "x fp8");
-    for (const auto& w : winners) {
-      auto sx = [](const std::optional<double>& v) {
-        return v ? fmt::format("{:.2f}", *v) : std::string("-");
-      };
-      fmt::print("  {:<14} {:<6} {:>6} {:>6} {:>5}  {:<18} {:>10.2f} {:>8} {:>8}{}\n", w.kernel,
-                 w.dtype, w.n, w.k, w.band_limit,
+      c.baselines, c.winners, c.floors, c.steps);
+  show_floors(d);
+  if (!d.winners.empty()) {
+    fmt::print("\n  {:<14} {:<6} {:>6} {:>6} {:>5}  {:<18} {:>10} {:>8} {:>8} {:>9} {:>8}\n",
+               "kernel", "dtype", "N", "K", "M<=", "(WV,SK,MB,NPW,NT)", "median us", "x bf16",
+               "x fp8", "floor us", "x floor");
+    for (const auto& w : d.winners) {
+      fmt::print("  {:<14} {:<6} {:>6} {:>6} {:>5}  {:<18} {:>10.2f} {:>8} {:>8} {:>9} {:>8}{}\n",
+                 w.kernel, w.dtype, w.n, w.k, w.band_limit,
                  fmt::format("({},{},{},{},{})", w.config.wv, w.config.sk, w.config.mb,
                              w.config.npw, w.config.nt),
-                 w.median_us, sx(w.speedup_vs_bf16), sx(w.speedup_vs_fp8),
+                 w.median_us, opt2(w.speedup_vs_bf16), opt2(w.speedup_vs_fp8),
+                 opt2(d.floor_us(w.n, w.k)), opt2(d.x_floor(w.median_us, w.n, w.k)),
                  w.problem.empty() ? "" : "  INVALID: " + w.problem);
     }
   }
+  show_steps(d);
   return ok;
 }
 

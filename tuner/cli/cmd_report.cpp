@@ -1,5 +1,6 @@
 // r4tune report --run ID|latest [--html PATH] [--csv PATH] [--db PATH]
-// Writes one run's HTML report (self-contained, offline) and/or its CSV. Read-only on the DB.
+// Writes one run's HTML report (self-contained, offline) and/or its CSV (and the step table's CSV
+// next to it: X.csv -> X.steps.csv). Read-only on the DB.
 // GCC 12 reports a false "potential null pointer dereference" inside Boost.Program_options'
 // typed_value<std::string>::notify (inlined std::string::assign) at -O2; the pointer is checked
 // before use. Silenced for this file only, before any header is read.
@@ -39,6 +40,11 @@ int run_report(std::span<const std::string> args) {
   if (!csv.empty()) {
     write_output(csv, db_call([&] { return report::report_csv(store, r.id); }));
     fmt::print(stderr, "wrote '{}'\n", csv);
+    // The step table has other columns, so it gets its own file next to the first (written even
+    // when the run has no steps, header only, so a stale one never outlives its report).
+    const std::string steps = steps_csv_path(csv);
+    write_output(steps, db_call([&] { return report::report_steps_csv(store, r.id); }));
+    fmt::print(stderr, "wrote '{}'\n", steps);
   }
   return ok;
 }

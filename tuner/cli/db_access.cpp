@@ -30,6 +30,13 @@ db::RunRow resolve_run(const db::Store& store, const std::string& ref) {
   return db_call([&] { return store.resolve_run(ref); });
 }
 
+std::string steps_csv_path(const std::string& csv) {
+  const std::string ext = ".csv";
+  if (csv.size() > ext.size() && csv.compare(csv.size() - ext.size(), ext.size(), ext) == 0)
+    return csv.substr(0, csv.size() - ext.size()) + ".steps.csv";
+  return csv + ".steps.csv";
+}
+
 void write_output(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   {

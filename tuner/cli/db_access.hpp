@@ -24,6 +24,10 @@ inline constexpr const char* kDefaultDb = "r4tune.db";
 // Writes via a temporary file and a rename, so a failed write never leaves half a file.
 void write_output(const std::string& path, const std::string& text);
 
+// Where `report --csv X.csv` writes the step table: X.steps.csv (X.steps.csv also for a name
+// without .csv: it is appended).
+[[nodiscard]] std::string steps_csv_path(const std::string& csv);
+
 // Runs f(), turning r4::db::Error into InputError.
 template <class F>
 auto db_call(F&& f) -> decltype(f());

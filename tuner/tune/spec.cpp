@@ -69,7 +69,7 @@ const std::set<std::string> kKnownKernels = {"gemm_w4a16_nt", "gemm_w4a8_nt"};
 const std::set<std::string> kKnownBaselines = {"bf16", "fp8_block"};
 const std::set<std::string> kTopKeys = {"name",  "description", "kernels",   "shapes",
                                         "bands", "space",       "baselines", "pool",
-                                        "stop",  "compile",     "test"};
+                                        "stop",  "compile",     "step",      "test"};
 
 void check_keys(const toml::node_view<const toml::node> v, const std::set<std::string>& known,
                 const std::string& origin, const std::string& where) {
@@ -83,6 +83,60 @@ void check_keys(const toml::node_view<const toml::node> v, const std::set<std::s
       fail(origin, fmt::format("unknown key '{}.{}' (known: {})", where, k.str(), list));
     }
   }
+}
+
+// [step]: order (required, shape names, repeats allowed), name, m. Runs after shapes and bands.
+StepSpec parse_step(const toml::node_view<const toml::node> v, const Spec& s,
+                    const std::string& origin) {
+  StepSpec st;
+  st.name = get_or<std::string>(v["name"], s.name, origin, "step.name");
+  if (st.name.empty())
+    fail(origin, "step.name must not be empty (leave it out for the spec's name)");
+  if (!v["order"])
+    fail(origin, "step.order is required: the shape names in the order a step runs them");
+  st.order = string_list(v["order"], origin, "step.order");
+  if (st.order.empty())
+    fail(origin, "step.order is empty: name the shapes a step runs, in order (repeats allowed)");
+  std::string named;
+  std::size_t unnamed = 0;
+  for (const auto& sh : s.shapes) {
+    if (sh.name.empty()) {
+      ++unnamed;
+      continue;
+    }
+    named += (named.empty() ? "" : ", ") + sh.name;
+  }
+  for (std::size_t i = 0; i < st.order.size(); ++i) {
+    const std::string& want = st.order[i];
+    const auto it = std::find_if(s.shapes.begin(), s.shapes.end(),
+                                 [&](const ShapeSpec& sh) { return sh.name == want; });
+    if (it != s.shapes.end()) {
+      st.chain.push_back(static_cast<std::size_t>(it - s.shapes.begin()));
+      continue;
+    }
+    std::string msg = fmt::format("step.order[{}]: unknown shape '{}'", i, want);
+    if (!named.empty()) msg += fmt::format(" (this spec's shapes: {})", named);
+    if (unnamed)
+      msg += fmt::format(
+          "; {} of its {} shapes have no name and cannot be referenced: give them name = \"..\"",
+          unnamed, s.shapes.size());
+    fail(origin, msg);
+  }
+  if (v["m"]) {
+    const auto ms = int_list(v["m"], origin, "step.m");
+    if (ms.empty()) fail(origin, "step.m is empty: list M values, or leave it out for the default");
+    for (int m : ms)
+      if (m < 1 || m > kMaxM) fail(origin, fmt::format("step.m: {} is outside 1..64", m));
+    st.m = ms;
+  } else {
+    // Each band's top M (where the winners are chosen), plus the decode rows serving runs most.
+    st.m = s.band_limits;
+    st.m.push_back(1);
+    st.m.push_back(8);
+  }
+  std::sort(st.m.begin(), st.m.end());
+  st.m.erase(std::unique(st.m.begin(), st.m.end()), st.m.end());
+  return st;
 }
 
 }  // namespace
@@ -99,7 +153,7 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   for (const auto& [k, v] : t) {
     if (!kTopKeys.count(std::string(k.str())))
       fail(origin, fmt::format("unknown key '{}' (known: name, description, kernels, shapes, "
-                               "bands, space, baselines, pool, stop, compile)",
+                               "bands, space, baselines, pool, stop, compile, step)",
                                k.str()));
   }
   check_keys(t["bands"], {"limits", "extra_m"}, origin, "bands");
@@ -110,6 +164,7 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
              origin, "stop");
   check_keys(t["compile"], {"arch"}, origin, "compile");
   check_keys(t["test"], {"inject"}, origin, "test");
+  check_keys(t["step"], {"name", "order", "m"}, origin, "step");
   Spec s;
   s.text = text;
   s.name = get_or<std::string>(t["name"], "", origin, "name");
@@ -123,6 +178,10 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
       fail(origin, "unknown kernel '" + k + "' (known: gemm_w4a16_nt, gemm_w4a8_nt)");
 
   const auto* shapes = t["shapes"].as_array();
+  if (t["step"] && (!shapes || shapes->empty()))
+    fail(origin,
+         "[step] chains the spec's shapes, but this spec has none: shapes = [{ name = .., n = .., "
+         "k = .. }, ...] is missing or empty");
   if (!shapes || shapes->empty()) fail(origin, "shapes must be a non-empty array of tables");
   std::set<std::pair<std::int64_t, std::int64_t>> seen;
   for (size_t i = 0; i < shapes->size(); ++i) {
@@ -219,6 +278,7 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   if (st.finalists < 1) fail(origin, "stop.finalists must be >= 1");
 
   s.compile_arch = get_or<std::string>(t["compile"]["arch"], "sm_90", origin, "compile.arch");
+  if (t["step"]) s.step = parse_step(t["step"], s, origin);
   s.inject = string_list(t["test"]["inject"], origin, "test.inject");
   for (const auto& i : s.inject)
     if (i != "oob" && i != "hang" && i != "wrong")

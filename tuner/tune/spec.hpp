@@ -2,6 +2,7 @@
 // Parsed with toml++; every error names the file, the key and what was expected.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -47,6 +48,15 @@ struct StopSpec {
   int warmup_replays = 0;      // untimed slice replays per candidate before sampling
 };
 
+// A decode step ([step]): the spec's shapes in the order a model's layer runs them, timed as one
+// chain of dependent launches after the races (DESIGN.md "Decode steps").
+struct StepSpec {
+  std::string name;                // [step] name; default: the spec's name
+  std::vector<std::string> order;  // shape names, repeats allowed
+  std::vector<std::size_t> chain;  // order resolved to indices into Spec::shapes
+  std::vector<int> m;  // ascending, unique, each 1..64; default: every band's top M, 1 and 8
+};
+
 struct Spec {
   std::string name;
   std::string description;
@@ -61,6 +71,7 @@ struct Spec {
   PoolSpec pool;
   StopSpec stop;
   std::string compile_arch;  // for --compile-only without a device; default "sm_90"
+  std::optional<StepSpec> step;
   // TEST ONLY ([test] inject): extra candidates that misbehave, to exercise isolation:
   // "oob" writes out of bounds, "hang" never returns, "wrong" reads the wrong scale.
   std::vector<std::string> inject;

@@ -95,3 +95,34 @@ TEST(Cli, CompileForAnAmdTargetThatTheCompilerCannotHandleFailsCleanly) {
   EXPECT_TRUE(r.code == 0 || r.code == 1) << r.output;  // 1 with Debian's ROCm 5.2
   EXPECT_LT(r.code, 128) << "crashed: " << r.output;
 }
+
+// A bad [step] is bad input (exit 3) found before anything runs: no database is created, no
+// worker started, no compile.
+TEST(Cli, SweepRefusesABadStepBeforeAnythingRuns) {
+  const std::string head =
+      "name = \"t\"\nkernels = [\"gemm_w4a16_nt\"]\nbands = { limits = [16] }\n";
+  const std::string shapes = "shapes = [{ name = \"qkv\", n = 3072, k = 5120 }]\n";
+  struct Case {
+    const char* file;
+    std::string text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"step_unknown.toml", head + shapes + "[step]\norder = [\"qkv\", \"o_proj\"]\n",
+       "step.order[1]: unknown shape 'o_proj' (this spec's shapes: qkv)"},
+      {"step_empty.toml", head + shapes + "[step]\norder = []\n", "step.order is empty"},
+      {"step_no_shapes.toml", head + "[step]\norder = [\"qkv\"]\n",
+       "[step] chains the spec's shapes, but this spec has none"},
+  };
+  for (const auto& c : cases) {
+    const auto spec = write_temp(c.file, c.text);
+    const std::string db = ::testing::TempDir() + std::string(c.file) + ".db";
+    std::remove(db.c_str());
+    auto r = run("sweep " + spec + " --db " + db + " --plain");
+    EXPECT_EQ(r.code, 3) << c.file << ": " << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.file << ": " << r.output;
+    EXPECT_NE(r.output.find(c.file), std::string::npos) << r.output;  // names the spec
+    std::ifstream probe(db);
+    EXPECT_FALSE(probe.good()) << c.file << ": the sweep created " << db;
+  }
+}

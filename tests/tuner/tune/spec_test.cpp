@@ -33,6 +33,18 @@ TEST(Spec, ShippedSpecsParse) {
   EXPECT_EQ(d.shapes[2].name, "gate_up_proj");
   EXPECT_EQ(d.baselines, (std::vector<std::string>{"bf16", "fp8_block"}));
   EXPECT_EQ(measured_ms(d), (std::vector<int>{1, 8, 16, 32, 48, 64}));
+  // The drafter's step: the seeds' order, M at each band's top plus 1 and 8.
+  ASSERT_TRUE(d.step);
+  EXPECT_EQ(d.step->name, "dflash");
+  EXPECT_EQ(d.step->order,
+            (std::vector<std::string>{"qkv_proj", "o_proj", "gate_up_proj", "down_proj",
+                                      "kernel_projection", "hidden_projection"}));
+  EXPECT_EQ(d.step->chain, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(d.step->m, (std::vector<int>{1, 8, 16, 32, 48, 64}));
+  const auto l = load_spec(std::string(R4_SOURCE_ROOT) + "/configs/llama3-8b.toml");
+  ASSERT_TRUE(l.step);
+  EXPECT_EQ(l.step->order,
+            (std::vector<std::string>{"qkv_proj", "o_proj", "gate_up_proj", "down_proj"}));
 }
 
 TEST(Spec, DefaultsApply) {
@@ -81,6 +93,70 @@ TEST(Spec, BadInputIsNamed) {
             std::string::npos);
   EXPECT_NE(error_of(std::string(kMinimal) + "[pool]\nscreen_slices = 0\n").find("screen_slices"),
             std::string::npos);
+}
+
+constexpr const char* kNamed = R"(
+name = "t"
+kernels = ["gemm_w4a16_nt"]
+shapes = [{ name = "qkv", n = 3072, k = 5120 }, { name = "o", n = 5120, k = 2048 }]
+bands = { limits = [16, 64] }
+)";
+
+TEST(Spec, StepIsOptional) {
+  EXPECT_FALSE(parse_spec(kNamed, "t.toml").step);
+}
+
+TEST(Spec, StepResolvesItsChainWithRepeats) {
+  const auto s =
+      parse_spec(std::string(kNamed) + "[step]\norder = [\"qkv\", \"o\", \"qkv\"]\n", "t.toml");
+  ASSERT_TRUE(s.step);
+  EXPECT_EQ(s.step->name, "t");  // the spec's name by default
+  EXPECT_EQ(s.step->chain, (std::vector<std::size_t>{0, 1, 0}));
+  EXPECT_EQ(s.step->m, (std::vector<int>{1, 8, 16, 64}));  // band tops plus 1 and 8
+  const auto named = parse_spec(
+      std::string(kNamed) + "[step]\nname = \"layer\"\norder = [\"o\"]\nm = [32, 4, 32]\n",
+      "t.toml");
+  EXPECT_EQ(named.step->name, "layer");
+  EXPECT_EQ(named.step->m, (std::vector<int>{4, 32}));  // ascending, unique
+}
+
+TEST(Spec, BadStepIsNamed) {
+  const std::string base = kNamed;
+  // An unknown shape: named, with the spec's names listed.
+  std::string e = error_of(base + "[step]\norder = [\"qkv\", \"gate\"]\n");
+  EXPECT_NE(e.find("t.toml: step.order[1]: unknown shape 'gate'"), std::string::npos) << e;
+  EXPECT_NE(e.find("this spec's shapes: qkv, o"), std::string::npos) << e;
+  // Shapes without names cannot be referenced, and the message says so.
+  e = error_of(std::string(kMinimal) + "[step]\norder = [\"hidden\"]\n");
+  EXPECT_NE(e.find("unknown shape 'hidden'"), std::string::npos) << e;
+  EXPECT_NE(e.find("1 of its 1 shapes have no name and cannot be referenced"), std::string::npos)
+      << e;
+  // Empty, missing or mistyped order.
+  e = error_of(base + "[step]\norder = []\n");
+  EXPECT_NE(e.find("step.order is empty"), std::string::npos) << e;
+  e = error_of(base + "[step]\nname = \"x\"\n");
+  EXPECT_NE(e.find("step.order is required"), std::string::npos) << e;
+  e = error_of(base + "[step]\norder = \"qkv\"\n");
+  EXPECT_NE(e.find("step.order must be an array of strings"), std::string::npos) << e;
+  // A step in a spec without shapes names the missing shapes, not a generic error.
+  e = error_of(
+      "name = \"t\"\nkernels = [\"gemm_w4a16_nt\"]\nbands = { limits = [16] }\n[step]\n"
+      "order = [\"qkv\"]\n");
+  EXPECT_NE(e.find("[step] chains the spec's shapes, but this spec has none"), std::string::npos)
+      << e;
+  // Unknown keys and bad M.
+  e = error_of(base + "[step]\norder = [\"qkv\"]\nshapes = [\"o\"]\n");
+  EXPECT_NE(e.find("unknown key 'step.shapes' (known: m, name, order)"), std::string::npos) << e;
+  e = error_of(base + "[step]\norder = [\"qkv\"]\nm = [0]\n");
+  EXPECT_NE(e.find("step.m: 0 is outside 1..64"), std::string::npos) << e;
+  e = error_of(base + "[step]\norder = [\"qkv\"]\nm = [65]\n");
+  EXPECT_NE(e.find("step.m: 65 is outside 1..64"), std::string::npos) << e;
+  e = error_of(base + "[step]\norder = [\"qkv\"]\nm = []\n");
+  EXPECT_NE(e.find("step.m is empty"), std::string::npos) << e;
+  e = error_of(base + "[step]\norder = [\"qkv\"]\nname = \"\"\n");
+  EXPECT_NE(e.find("step.name must not be empty"), std::string::npos) << e;
+  e = error_of(base + "step = 3\n");
+  EXPECT_NE(e.find("step must be a table"), std::string::npos) << e;
 }
 
 TEST(Spec, MissingFileIsNamed) {
