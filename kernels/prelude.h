@@ -23,6 +23,8 @@ __device__ inline int r4_lane() { return __lane_id(); }
 template <int NT> __device__ inline u32x4 r4_ld_weight(const u32x4* p) { return NT ? __builtin_nontemporal_load(p) : *p; }
 // 16-byte read-only global load for activations
 __device__ inline u32x4 r4_ld_act16(const void* p) { return *static_cast<const u32x4*>(p); }
+// 16-byte global load of data a previous kernel wrote (plain on AMD: no PDL there)
+__device__ inline u32x4 r4_ld_cg16(const void* p) { return *static_cast<const u32x4*>(p); }
 // 4-byte read-only global load
 __device__ inline u32 r4_ld_u32(const u32* p) { return *p; }
 // f32 load that bypasses the (non-coherent) L1: split-K partials written by other blocks
@@ -72,6 +74,9 @@ template <int NT> __device__ inline u32x4 r4_ld_weight(const u32x4* p) {
 }
 // 16-byte read-only global load for activations (L1-cached: every warp of the block reuses them)
 __device__ inline u32x4 r4_ld_act16(const void* p) { u32x4 v; asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p)); return v; }
+// 16-byte global load cached in L2 only: activations a previous kernel wrote (under PDL, read
+// after griddepcontrol.wait; L2 is where that kernel's writes are visible)
+__device__ inline u32x4 r4_ld_cg16(const void* p) { u32x4 v; asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p)); return v; }
 // 4-byte read-only global load (scale dwords)
 __device__ inline u32 r4_ld_u32(const u32* p) { u32 v; asm volatile("ld.global.nc.u32 %0, [%1];\n" : "=r"(v) : "l"(p)); return v; }
 // f32 load cached in L2 only: split-K partials written by other blocks (L1 is not coherent)

@@ -79,7 +79,7 @@ __device__ inline void r4g_load_act(u32x4 (&v)[R4G_PER], const char* __restrict_
 #pragma unroll
   for (int i = 0; i < R4G_PER; ++i) {
     const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
-    if (n < rows_live) v[i] = r4_ld_act16(src + (i64)n * stride + 16 * q);
+    if (n < rows_live) v[i] = r4_ld_cg16(src + (i64)n * stride + 16 * q);
   }
 }
 
@@ -240,6 +240,10 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       for (int i = 0; i < R4G_NR / 2; ++i) acc[p][i] = 0.0f;
 #if R4_ACT_KIND == 2
     i32 iacc[R4_NPW][R4G_NR / 2];
+#pragma unroll
+    for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+      for (int i = 0; i < R4G_NR / 2; ++i) iacc[p][i] = 0;
 #endif
     for (int it = 0; it < iters; ++it) {
       const int s = it % R4_ST;
@@ -269,6 +273,16 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         }
       r4wg::wgmma_commit();
       r4wg::wgmma_wait<0>();
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+        for (int i = 0; i < R4G_NR / 2; ++i) {
+#if R4_ACT_KIND == 2
+          r4wg::fence_operand(iacc[p][i]);
+#else
+          r4wg::fence_operand(acc[p][i]);
+#endif
+        }
 #if R4_ACT_KIND == 2
       // The group's promotion: one multiply by (f16 scale / 16) per accumulator (rows g, g+8).
 #pragma unroll

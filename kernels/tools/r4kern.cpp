@@ -4,7 +4,10 @@
 // deliberately broken variant that must fail), then the brute-force timing sweep with cold
 // weights, the cuBLASLt baselines and a streaming-read ceiling, and prints a table + writes CSV.
 //
-//   r4kern [--check] [--time] [--out DIR] [--quick] [--time-budget S]
+//   r4kern [--check] [--time] [--out DIR] [--quick] [--time-budget S] [--gen 0|1]
+//          [--stride N] [--shapes a,b,...]
+// --gen keeps one kernel generation (kernels/config.hpp), --stride every Nth config of the sm90a
+// generation (a quick look at a large space), --shapes the named seed shapes.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -21,6 +24,8 @@
 #include <fmt/core.h>
 
 #include "kernels/baseline.hpp"
+#include "kernels/floors.hpp"
+#include "tuner/measure/floors.hpp"
 #include "kernels/family.hpp"
 #include "kernels/host_half.hpp"
 #include "kernels/reference.hpp"
@@ -65,7 +70,16 @@ struct Args {
   bool check = false, time = false, quick = false;
   std::string out = ".";
   double time_budget_s = 300;
+  int gen = -1;    // -1: both generations
+  int stride = 1;  // every Nth sm90a config
+  std::string shapes;  // comma-separated seed shape names; empty: all
 };
+
+bool shape_wanted(const Args& a, const char* name) {
+  if (a.shapes.empty()) return true;
+  const std::string list = "," + a.shapes + ",";
+  return list.find("," + std::string(name) + ",") != std::string::npos;
+}
 
 class Driver {
  public:
@@ -89,7 +103,13 @@ class Driver {
     };
     std::vector<Job> jobs;
     for (const auto& v : kVariants) {
-      auto space = config_space(v.id, arch_);
+      std::vector<Config> space;
+      int nth = 0;
+      for (const auto& c : config_space(v.id, arch_)) {
+        if (args_.gen >= 0 && c.gen != args_.gen) continue;
+        if (c.gen == kGenSm90a && nth++ % args_.stride != 0) continue;
+        space.push_back(c);
+      }
       if (args_.quick) space.resize(std::min<std::size_t>(space.size(), 24));
       for (const auto& c : space)
         jobs.push_back({key(v, c, false), compile_request(v.id, c, arch_, {v.a_bf16, false})});
@@ -137,8 +157,10 @@ class Driver {
     std::vector<SeedShape> shapes(std::begin(kSeedShapes), std::end(kSeedShapes));
     shapes.push_back({16, 128, "edge_16x128"});
     shapes.push_back({32, 256, "edge_32x256"});
+    shapes.push_back({64, 384, "edge_64x384"});
     std::map<std::string, std::pair<long, long>> counts;  // variant -> (pass, fail)
-    for (const auto& sh : shapes) failures += check_shape(sh, counts);
+    for (const auto& sh : shapes)
+      if (shape_wanted(args_, sh.name) || sh.n < 256) failures += check_shape(sh, counts);
     for (const auto& [v, pf] : counts)
       fmt::print("check {:<11} {:>7} passed {:>5} failed\n", v, pf.first, pf.second);
     failures += check_broken();
@@ -439,7 +461,7 @@ void Driver::time_all() {
     std::string shape;
     std::int64_t n, k, m;
     std::string cfg16, cfg8;
-    double w4a16 = 0, w4a8 = 0, qa = 0, bf16 = 0, fp8 = 0;
+    double w4a16 = 0, w4a8 = 0, qa = 0, bf16 = 0, fp8 = 0, floor = 0;
     std::string note;
   };
   std::vector<Row> rows;
@@ -448,7 +470,13 @@ void Driver::time_all() {
   // shuffled order so that a cut-off sample is not biased towards the first knob values.
   const double slot_s = args_.time_budget_s / (std::size(kSeedShapes) * std::size(kTimeMs) * 2);
   bool partial = false;
+  auto floor_mod = [&] {
+    auto r = backend_->compile(floor_compile_request(arch_));
+    if (!r.ok) throw gpu::Error("read_floor.cu does not compile: " + r.log);
+    return ctx_->load(r.binary);
+  }();
   for (const auto& sh : kSeedShapes) {
+    if (!shape_wanted(args_, sh.name)) continue;
     auto w = make_weights(sh.n, sh.k, 7);
     const auto wbytes = weight_bytes(sh.n, sh.k);
     const int pool = pool_size(wbytes, llc);
@@ -459,9 +487,23 @@ void Driver::time_all() {
       ctx_->copy_device(pq.back().get(), w.wq.get(), w.wq.bytes(), *stream_);
       ctx_->copy_device(ps.back().get(), w.wsz.get(), w.wsz.bytes(), *stream_);
     }
+    double floor_us = 0;
+    {
+      std::vector<W4Weights> fpool;
+      for (int i = 0; i < pool; ++i)
+        fpool.push_back({pq[static_cast<std::size_t>(i)].get(), ps[static_cast<std::size_t>(i)].get()});
+      auto rf = measure::measure_read_floor(*ctx_, *stream_, floor_mod->kernel("r4_read_floor"),
+                                            fpool, sh.n, sh.k, 9);
+      std::sort(rf.samples_us.begin(), rf.samples_us.end());
+      floor_us = rf.samples_us[rf.samples_us.size() / 2];
+      fmt::print("read floor {} {:.2f} us ({:.0f} GB/s): {}\n", sh.name, floor_us,
+                 static_cast<double>(wbytes) / (floor_us * 1e3), rf.detail);
+      csv << fmt::format("floor,read_floor,{},{},0,\"{}\",{:.3f},{:.1f},\n", sh.n, sh.k, rf.detail,
+                         floor_us, static_cast<double>(wbytes) / (floor_us * 1e3));
+    }
     for (std::int64_t m : kTimeMs) {
       const Shape s{sh.n, sh.k, m};
-      Row row{sh.name, sh.n, sh.k, m, "", "", 0, 0, 0, 0, 0, ""};
+      Row row{sh.name, sh.n, sh.k, m, "", "", 0, 0, 0, 0, 0, floor_us, ""};
       auto a = make_acts(m, sh.k, 5);
       gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(m * sh.n) * 2);
       for (int vi : {0, 2}) {
@@ -488,7 +530,9 @@ void Driver::time_all() {
               },
               spec);
         };
-        auto space = config_space(v.id, arch_, s);
+        std::vector<Config> space;
+        for (const auto& c : config_space(v.id, arch_, s))
+          if (built_.count(key(v, c, false))) space.push_back(c);
         std::shuffle(space.begin(), space.end(), std::mt19937(42));
         const auto slot0 = Clock::now();
         std::size_t timed = 0;
@@ -551,18 +595,18 @@ void Driver::time_all() {
     }
   }
   fmt::print(
-      "\n{:<12} {:>5} {:>6} {:>3} | {:>8} {:>6} {:>4} {:<18} | {:>8} {:>6} {:>4} {:<18} | {:>6} | "
-      "{:>8} {:>8}\n",
+      "\n{:<12} {:>5} {:>6} {:>3} | {:>8} {:>6} {:>4} {:<30} | {:>8} {:>6} {:>4} {:<30} | {:>6} | "
+      "{:>8} {:>8} | {:>7} {:>6} {:>6}\n",
       "shape", "N", "K", "M", "w4a16us", "GB/s", "%", "config", "w4a8us", "GB/s", "%", "config",
-      "qa_us", "bf16_us", "fp8b_us");
+      "qa_us", "bf16_us", "fp8b_us", "floorus", "xfl16", "xfl8");
   for (const auto& r : rows) {
     const double wb = static_cast<double>(weight_bytes(r.n, r.k));
     fmt::print(
-        "{:<12} {:>5} {:>6} {:>3} | {:>8.2f} {:>6.0f} {:>4.0f} {:<18} | {:>8.2f} {:>6.0f} {:>4.0f} "
-        "{:<18} | {:>6.2f} | {:>8.2f} {:>8.2f}\n",
+        "{:<12} {:>5} {:>6} {:>3} | {:>8.2f} {:>6.0f} {:>4.0f} {:<30} | {:>8.2f} {:>6.0f} {:>4.0f} "
+        "{:<30} | {:>6.2f} | {:>8.2f} {:>8.2f} | {:>7.2f} {:>6.2f} {:>6.2f}\n",
         r.shape, r.n, r.k, r.m, r.w4a16, wb / (r.w4a16 * 1e3), 100 * wb / (r.w4a16 * 1e3) / ceiling,
         r.cfg16, r.w4a8, wb / (r.w4a8 * 1e3), 100 * wb / (r.w4a8 * 1e3) / ceiling, r.cfg8, r.qa,
-        r.bf16, r.fp8);
+        r.bf16, r.fp8, r.floor, r.w4a16 / r.floor, (r.w4a8 + r.qa) / r.floor);
     if (!r.note.empty()) csv << fmt::format("note,,{},{},{},\"{}\",,,\n", r.n, r.k, r.m, r.note);
   }
   fmt::print("timing sweep {} in {:.0f} s; ceiling {:.0f} GB/s\n",
@@ -587,9 +631,16 @@ int main(int argc, char** argv) {
       a.out = argv[++i];
     else if (s == "--time-budget" && i + 1 < argc)
       a.time_budget_s = std::stod(argv[++i]);
+    else if (s == "--gen" && i + 1 < argc)
+      a.gen = std::stoi(argv[++i]);
+    else if (s == "--stride" && i + 1 < argc)
+      a.stride = std::max(1, std::stoi(argv[++i]));
+    else if (s == "--shapes" && i + 1 < argc)
+      a.shapes = argv[++i];
     else {
       fmt::print(stderr,
-                 "usage: r4kern [--check] [--time] [--quick] [--out DIR] [--time-budget S]\n");
+                 "usage: r4kern [--check] [--time] [--quick] [--out DIR] [--time-budget S] [--gen "
+                 "0|1] [--stride N] [--shapes a,b,...]\n");
       return 2;
     }
   }

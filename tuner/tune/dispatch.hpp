@@ -43,6 +43,8 @@ class Dispatcher {
   // not one race's own (the worker cannot open its device, a race cannot be set up, too many
   // faults) throws; the run is then left partial.
   virtual void run(const DispatchWork& work) = 0;
+  // Runs `fn` on one of the workers (the post-race stages: the decode steps).
+  virtual void on_one_worker(const std::function<void(SweepWorker&)>& fn) = 0;
   // Stops the workers (after the post-race stages, which may still use them).
   virtual void stop() = 0;
 };
@@ -57,6 +59,7 @@ class SingleGpuDispatcher final : public Dispatcher {
   explicit SingleGpuDispatcher(SweepContext& ctx);
   [[nodiscard]] OpenedDevices open() override;
   void run(const DispatchWork& work) override;
+  void on_one_worker(const std::function<void(SweepWorker&)>& fn) override { fn(worker_); }
   void stop() override { worker_.stop(); }
 
  private:

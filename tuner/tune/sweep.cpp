@@ -16,10 +16,12 @@
 #include "tuner/gpu/backend.hpp"
 #include "tuner/tune/compile_stage.hpp"
 #include "tuner/tune/dispatch.hpp"
+#include "tuner/tune/floor_stage.hpp"
 #include "tuner/tune/plan.hpp"
 #include "tuner/tune/race_stage.hpp"
 #include "tuner/tune/run_record.hpp"
 #include "tuner/tune/spec.hpp"
+#include "tuner/tune/step_stage.hpp"
 #include "tuner/tune/summary.hpp"
 #include "tuner/tune/sweep_context.hpp"
 
@@ -50,16 +52,16 @@ std::string make_binary_dir() {
 }
 
 // Every race of the plan, on the dispatcher's workers, then the stages that follow the races.
-void measure(SweepContext& ctx, Plan& plan, Dispatcher& dispatcher) {
+void measure(SweepContext& ctx, Plan& plan, Dispatcher& dispatcher, gpu::Backend& backend) {
   DispatchWork work;
   work.on_shape = [&](SweepWorker& w, const ShapeSpec& sh) {
     set_up_shape(ctx, w, sh);
-    // The per-shape stages that precede its races go here (the floors, once per shape).
+    measure_floors(ctx, w, sh);  // the shape's read floor (and once the launch floor)
   };
   work.race = [&](SweepWorker& w, const ShapeSpec& sh, int m) { run_race(ctx, w, plan, sh, m); };
   dispatcher.run(work);
-  // The stages after every race go here, in order (the decode-step chains), while the workers
-  // are still up.
+  // After every race, while the workers are up: the decode-step chains, on one worker.
+  dispatcher.on_one_worker([&](SweepWorker& w) { run_steps(ctx, w, plan, backend); });
   dispatcher.stop();
 }
 
@@ -117,7 +119,7 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store) {
   if (opt.compile_only || !device) return finish_compile_only(ctx, plan, device);
 
   try {
-    measure(ctx, plan, *dispatcher);
+    measure(ctx, plan, *dispatcher, *backend);
   } catch (...) {
     store.mark_partial(ctx.run, "the sweep stopped early: see the log");
     std::error_code ec;

@@ -32,7 +32,7 @@ using SweepClock = std::chrono::steady_clock;
 // Wall seconds per phase of this invocation, reported at the end (where a sweep's time goes).
 struct PhaseSeconds {
   double open = 0, compile = 0, shapes = 0, verify = 0, race_setup = 0, sampling = 0, store = 0,
-         total = 0;
+         total = 0, floors = 0, steps = 0;
   // Inside race setup, as the worker reports it.
   double setup_workspace = 0, setup_baselines = 0, setup_candidates = 0, setup_warmup = 0;
 };
@@ -58,6 +58,8 @@ struct SweepContext {
   // stored.
   std::map<std::tuple<db::Id, std::int64_t, std::int64_t, int>, bool> checked;
   std::set<std::tuple<std::int64_t, std::int64_t, int>> raced;
+  // Each shape's read-floor grid (blocks, threads), for the step chains' read-floor paths.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<unsigned, unsigned>> floor_grids;
   SweepTally tally;
   PhaseSeconds sec;
   std::mt19937_64 rng{0x5eedULL};  // the races' seeds and orders: fixed, so a sweep replays
@@ -72,6 +74,9 @@ struct SweepContext {
 }
 [[nodiscard]] inline nlohmann::json config_json(const kernels::Config& c) {
   return nlohmann::json::array({c.wv, c.sk, c.mb, c.npw, c.nt});
+}
+[[nodiscard]] inline kernels::Config from_db(const db::Config& c) {
+  return {c.wv, c.sk, c.mb, c.npw, c.nt};
 }
 
 }  // namespace r4::tune

@@ -103,5 +103,36 @@ int main() {
     }
     return {{"us", us}, {"launches", launches}};
   };
+  // Floors and decode steps, synthetic like the rest: a launch floor of 2 us, a read floor of
+  // (N*K/1e6) us, steps of a few microseconds per link per path.
+  h["floors"] = [&](const json& r) -> json {
+    json out = {{"read",
+                 {{"samples", {5.0, 5.1, 5.05, 5.02, 4.99}},
+                  {"detail", "replay read floor; best grid 264 blocks x 512 threads"},
+                  {"grid", {264, 512}},
+                  {"bytes", 1}}}};
+    if (r.value("launch", false))
+      out["launch"] = {{"samples", {2.0, 2.01, 1.99, 2.0, 2.02}}, {"detail", "replay launch floor"}};
+    return out;
+  };
+  h["step"] = [&](const json& r) -> json {
+    json steps = json::array();
+    const auto links = r.at("shapes").size();
+    for (const auto& st : r.at("steps")) {
+      json paths = json::object();
+      double base = 3.0;
+      for (const auto& p : r.at("paths")) {
+        std::vector<double> samples;
+        for (int i = 0; i < 5; ++i) samples.push_back(base * static_cast<double>(links) * (1.0 + 0.001 * i));
+        paths[p.get<std::string>()] = {{"ok", true},
+                                       {"detail", "replay"},
+                                       {"launches", static_cast<int>(links)},
+                                       {"samples", samples}};
+        base += 0.5;
+      }
+      steps.push_back({{"m", st.at("m")}, {"paths", paths}});
+    }
+    return {{"copies", 3}, {"steps", steps}};
+  };
   return r4::worker::serve(std::cin, std::cout, h);
 }
