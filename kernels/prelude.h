@@ -13,6 +13,16 @@ typedef long long i64;
 typedef signed char i8;
 struct __align__(16) u32x4 { u32 x, y, z, w; };
 
+// Where the GEMMs let the next kernel of a stream launch under programmatic dependent launch
+// (r4_pdl_launch_dependents): 1 at entry (the next kernel's CTAs take free SM slots and start
+// streaming their weights at once), 2 after the main loop (only the epilogue and the split-K
+// reduction overlap), 0 never (the dependent launches when this grid exits). A launch option's
+// timing question, not a result: every placement gives identical bits (the dependent's wait is
+// what orders the data).
+#ifndef R4_PDL_TRIGGER
+#define R4_PDL_TRIGGER 1
+#endif
+
 #if defined(__HIPCC_RTC__) || defined(__HIP_DEVICE_COMPILE__) || defined(__HIPCC__)
 #define R4_AMD 1
 #define R4_EXTERN extern "C" __global__

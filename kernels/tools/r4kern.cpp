@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -71,6 +72,10 @@ struct Args {
   std::string out = ".";
   double time_budget_s = 300;
   int gen = -1;    // -1: both generations
+  // --one VARIANT:WV,SK,MB,NPW,NT,GEN,ST --m M: only that config, launched 20 times over a pool of
+  // cold copies of the first --shapes shape (for ncu: one kernel, nothing else around it).
+  std::string one;
+  int one_m = 8;
   int stride = 1;  // every Nth sm90a config
   std::string shapes;  // comma-separated seed shape names; empty: all
 };
@@ -170,6 +175,63 @@ class Driver {
 
   // ---------------------------------------------------------------- timing
   void time_all();
+
+  // --one: one config, 20 launches over cold copies (a target for ncu).
+  int run_one() {
+    const auto colon = args_.one.find(':');
+    const std::string vname = args_.one.substr(0, colon);
+    int f[7] = {0, 0, 0, 0, 0, 0, 0};
+    std::sscanf(args_.one.c_str() + colon + 1, "%d,%d,%d,%d,%d,%d,%d", &f[0], &f[1], &f[2], &f[3],
+                &f[4], &f[5], &f[6]);
+    const Config c{f[0], f[1], f[2], f[3], f[4], f[5], f[6]};
+    const Variant* v = nullptr;
+    for (const auto& x : kVariants)
+      if (vname == x.label) v = &x;
+    const SeedShape* sh = &kSeedShapes[0];
+    for (const auto& x : kSeedShapes)
+      if (shape_wanted(args_, x.name)) {
+        sh = &x;
+        break;
+      }
+    const Shape s{sh->n, sh->k, args_.one_m};
+    if (!v || !is_valid(v->id, c, arch_, s)) {
+      fmt::print(stderr, "r4kern --one: '{}' is not a valid variant:config here\n", args_.one);
+      return 2;
+    }
+    auto res = backend_->compile(compile_request(v->id, c, arch_, {v->a_bf16, false}));
+    auto qa = backend_->compile(compile_request(KernelId::quant_act, Config{}, arch_));
+    if (!res.ok || !qa.ok) throw gpu::Error("compile failed: " + res.log + qa.log);
+    auto mod = ctx_->load(res.binary);
+    auto qa_mod = ctx_->load(qa.binary);
+    built_.emplace("quant_act", Built{std::move(qa_mod), nullptr, {}});
+    built_.at("quant_act").kernel = &built_.at("quant_act").module->kernel("quant_act");
+    auto& k = mod->kernel(std::string(name(v->id)));
+    auto w = make_weights(sh->n, sh->k, 7);
+    const int pool = pool_size(weight_bytes(sh->n, sh->k), ctx_->info().llc_bytes);
+    std::vector<gpu::DeviceBuffer> pq, ps;
+    for (int i = 0; i < pool; ++i) {
+      pq.emplace_back(*ctx_, w.wq.bytes());
+      ps.emplace_back(*ctx_, w.wsz.bytes());
+      ctx_->copy_device(pq.back().get(), w.wq.get(), w.wq.bytes(), *stream_);
+      ctx_->copy_device(ps.back().get(), w.wsz.get(), w.wsz.bytes(), *stream_);
+    }
+    auto a = make_acts(s.m, s.k, 5);
+    gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
+    ensure_workspace(workspace_bytes(v->id, c, s));
+    for (int i = 0; i < 20; ++i) {
+      const W4Weights ww{pq[static_cast<std::size_t>(i % pool)].get(),
+                         ps[static_cast<std::size_t>(i % pool)].get()};
+      if (v->id == KernelId::gemm_w4a16_nt)
+        launch_gemm_w4a16(k, c, arch_, s, v->a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww, out.get(),
+                          workspace_.get(), *stream_);
+      else
+        launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+                         workspace_.get(), *stream_);
+    }
+    stream_->synchronize();
+    fmt::print("ran {} {} on {} M={} 20 times\n", v->label, to_string(c), sh->name, s.m);
+    return 0;
+  }
 
  private:
   static std::string key(const Variant& v, const Config& c, bool broken) {
@@ -637,6 +699,10 @@ int main(int argc, char** argv) {
       a.stride = std::max(1, std::stoi(argv[++i]));
     else if (s == "--shapes" && i + 1 < argc)
       a.shapes = argv[++i];
+    else if (s == "--one" && i + 1 < argc)
+      a.one = argv[++i];
+    else if (s == "--m" && i + 1 < argc)
+      a.one_m = std::stoi(argv[++i]);
     else {
       fmt::print(stderr,
                  "usage: r4kern [--check] [--time] [--quick] [--out DIR] [--time-budget S] [--gen "
@@ -646,6 +712,7 @@ int main(int argc, char** argv) {
   }
   try {
     Driver d(a);
+    if (!a.one.empty()) return d.run_one();
     d.compile_all();
     int failures = 0;
     if (a.check) failures = d.check();

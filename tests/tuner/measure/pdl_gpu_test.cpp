@@ -9,6 +9,7 @@
 //     generations where the device has the second) and times every path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -112,10 +113,16 @@ TEST_F(Pdl, WaitAfterTheActivationReadIsCaught) {
     int words = static_cast<int>(x.size() / 2);
     long long ns = 200000;  // 200 us: far longer than the GEMM takes to start and stage chunk 0
     void* sargs[] = {&sp, &dp, &words, &ns};
+    // Captured into a graph, as the tuner's step chains are: a dependent launched directly on a
+    // stream was not started early on the H200 (2026-11-30: this test then saw no stale read),
+    // while the captured read-floor chains overlapped; PTX promises no early launch either way.
+    stream_->begin_capture();
     slow_mod->kernel("slow_copy").launch({1}, {256}, 0, *stream_, sargs);
     kernels::launch_gemm_w4a16(mod->kernel("gemm_w4a16_nt"), c, arch, s, act.get(),
                                verifier_->weights(), out.get(), ws.get(), *stream_,
                                gpu::LaunchOptions{true, {1, 1, 1}});
+    auto graph = stream_->end_capture();
+    graph->launch(*stream_);
     stream_->synchronize();
     const auto bad = bad_elements(act.get(), out.get(), m, n, k);
     std::printf("wait %s the activation read: %u of %d elements out of tolerance\n",
@@ -212,6 +219,50 @@ TEST_F(Pdl, StepChainVerifiesAndTimesEveryPath) {
   EXPECT_TRUE(out.at(ChainPath::w4_pdl).ok) << out.at(ChainPath::w4_pdl).detail;
   EXPECT_TRUE(out.at(ChainPath::read_floor_pdl).ok) << out.at(ChainPath::read_floor_pdl).detail;
   EXPECT_EQ(out.at(ChainPath::w4_pdl).samples_us.size(), 5u);
+}
+
+// Where the GEMMs trigger their dependents (kernels/prelude.h R4_PDL_TRIGGER) against the chain's
+// time with and without PDL: the first generation's chains ran slower with PDL than without in the
+// first H200 sweep (2026-11-30, dflash M = 1: 86.7 against 70.1 us per step) with the trigger at
+// entry. Reports; it checks only that every variant verifies.
+TEST_F(Pdl, TriggerPlacementTimings) {
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+      {3072, 5120}, {5120, 2048}, {17408, 5120}, {5120, 8704}};
+  const auto& arch = ctx_->info().arch;
+  auto floor_mod = build(kernels::floor_compile_request(arch));
+  ASSERT_TRUE(floor_mod);
+  ChainTools tools{verifier_.get(), &floor_mod->kernel("r4_read_floor"), nullptr, nullptr, nullptr};
+  StepChain chain(*ctx_, *stream_, tools, shapes, 4.0, 0, std::int64_t{32} << 30, 19u);
+  std::vector<std::unique_ptr<gpu::Module>> mods;
+  const bool sm90a = gpu::has_wgmma(arch);
+  for (int gen : {0, 1}) {
+    if (gen == 1 && !sm90a) continue;
+    for (int trig : {0, 1, 2}) {
+      std::vector<ChainLink> links;
+      for (std::size_t l = 0; l < shapes.size(); ++l) {
+        const kernels::Config c = gen == 0 ? kernels::Config{4, 4, 1, 2, 1}
+                                           : kernels::Config{4, 2, 1, 2, 0, kernels::kGenSm90a, 4};
+        kernels::CompileOptions o;
+        o.a_bf16 = true;
+        auto req = kernels::compile_request(kernels::KernelId::gemm_w4a16_nt, c, arch, o);
+        req.defines.push_back("R4_PDL_TRIGGER=" + std::to_string(trig));
+        mods.push_back(build(req));
+        links.push_back({shapes[l].first, shapes[l].second, "l" + std::to_string(l),
+                         kernels::KernelId::gemm_w4a16_nt, &mods.back()->kernel("gemm_w4a16_nt"), c,
+                         {static_cast<unsigned>(ctx_->info().multiprocessors), 512}});
+      }
+      std::mt19937_64 rng(5);
+      const auto out = chain.time(8, links, {ChainPath::w4, ChainPath::w4_pdl}, 9, rng);
+      const auto med = [&](ChainPath p) {
+        std::vector<double> v = out.at(p).samples_us;
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[v.size() / 2];
+      };
+      std::printf("gen %d trigger %d: w4 %.2f us, w4_pdl %.2f us per step (M = 8, 4 shapes)\n", gen,
+                  trig, med(ChainPath::w4), med(ChainPath::w4_pdl));
+      EXPECT_TRUE(out.at(ChainPath::w4_pdl).ok) << out.at(ChainPath::w4_pdl).detail;
+    }
+  }
 }
 
 }  // namespace
