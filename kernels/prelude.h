@@ -19,8 +19,13 @@ struct __align__(16) u32x4 { u32 x, y, z, w; };
 // reduction overlap), 0 never (the dependent launches when this grid exits). A launch option's
 // timing question, not a result: every placement gives identical bits (the dependent's wait is
 // what orders the data).
+// Default 2 (H200, 2026-11-30, four-GEMM chains at M = 8 with and without PDL: the mma.sync
+// generation 70.3 -> 67.5 us with 2 and 67.0 with 1; the sm90a generation 78.1 -> 72.2 with 2 and
+// 76.6 with 1; and in the six-shape dflash chain with the trigger at entry PDL was slower than
+// plain stream order, 86.7 against 70.1 us at M = 1: with every kernel triggering at entry, a
+// kernel two or three launches ahead can be resident and waiting while its predecessors run).
 #ifndef R4_PDL_TRIGGER
-#define R4_PDL_TRIGGER 1
+#define R4_PDL_TRIGGER 2
 #endif
 
 #if defined(__HIPCC_RTC__) || defined(__HIP_DEVICE_COMPILE__) || defined(__HIPCC__)

@@ -14,10 +14,11 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
               i8* __restrict__ Aq,         // [M, K] int8
               float* __restrict__ sa,      // [M] f32
               int M, int K) {
-  // Under programmatic dependent launch (kernels/prelude.h): the next kernel (the w4a8 GEMM) may
-  // start streaming its weights at once; A is the previous kernel's output, so wait before it.
-  r4_pdl_launch_dependents();
+  // Under programmatic dependent launch (kernels/prelude.h): A is the previous kernel's output, so
+  // wait before reading it; then let the next kernel (the w4a8 GEMM) start streaming its weights.
   r4_pdl_wait();
+  r4_pdl_launch_dependents();  // after the wait: the GEMM that follows starts no earlier than A is
+                               // complete (a trigger at entry let it launch during the GEMM before)
   const int row = (int)blockIdx.x;
   if (row >= M) return;
   const u32x4* src = reinterpret_cast<const u32x4*>(A + (i64)row * K);

@@ -76,6 +76,7 @@ struct Args {
   // cold copies of the first --shapes shape (for ncu: one kernel, nothing else around it).
   std::string one;
   int one_m = 8;
+  std::vector<std::string> defines;  // --define NAME=VALUE, added to --one's compile
   int stride = 1;  // every Nth sm90a config
   std::string shapes;  // comma-separated seed shape names; empty: all
 };
@@ -198,7 +199,9 @@ class Driver {
       fmt::print(stderr, "r4kern --one: '{}' is not a valid variant:config here\n", args_.one);
       return 2;
     }
-    auto res = backend_->compile(compile_request(v->id, c, arch_, {v->a_bf16, false}));
+    auto req = compile_request(v->id, c, arch_, {v->a_bf16, false});
+    for (const auto& d : args_.defines) req.defines.push_back(d);
+    auto res = backend_->compile(req);
     auto qa = backend_->compile(compile_request(KernelId::quant_act, Config{}, arch_));
     if (!res.ok || !qa.ok) throw gpu::Error("compile failed: " + res.log + qa.log);
     auto mod = ctx_->load(res.binary);
@@ -229,7 +232,27 @@ class Driver {
                          workspace_.get(), *stream_);
     }
     stream_->synchronize();
-    fmt::print("ran {} {} on {} M={} 20 times\n", v->label, to_string(c), sh->name, s.m);
+    const auto t = time_graph(
+        *ctx_, *stream_, pool,
+        [&](int e) {
+          const W4Weights ww{pq[static_cast<std::size_t>(e)].get(),
+                             ps[static_cast<std::size_t>(e)].get()};
+          if (v->id == KernelId::gemm_w4a16_nt)
+            launch_gemm_w4a16(k, c, arch_, s, v->a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww,
+                              out.get(), workspace_.get(), *stream_);
+          else
+            launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+                             workspace_.get(), *stream_);
+        },
+        TimingSpec{2, 11, 24});
+    std::string defs;
+    for (const auto& d : args_.defines) defs += " " + d;
+    fmt::print("one {} {} {} M={}{}: {:.2f} us ({:.0f} GB/s), {} regs\n", v->label, to_string(c),
+               sh->name, s.m, defs, t.median_us,
+               static_cast<double>(weight_bytes(sh->n, sh->k)) / (t.median_us * 1e3),
+               res.resources.count(std::string(name(v->id)))
+                   ? res.resources.at(std::string(name(v->id))).registers
+                   : -1);
     return 0;
   }
 
@@ -703,6 +726,8 @@ int main(int argc, char** argv) {
       a.one = argv[++i];
     else if (s == "--m" && i + 1 < argc)
       a.one_m = std::stoi(argv[++i]);
+    else if (s == "--define" && i + 1 < argc)
+      a.defines.push_back(argv[++i]);
     else {
       fmt::print(stderr,
                  "usage: r4kern [--check] [--time] [--quick] [--out DIR] [--time-budget S] [--gen "
