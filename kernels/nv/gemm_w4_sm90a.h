@@ -62,15 +62,9 @@
 #define R4G_EB (R4_ACT_KIND == 2 ? 1 : 2)          // activation bytes
 #define R4G_TPC (R4G_CW * R4_NPW)                  // 64-row weight tiles per CTA
 #define R4G_SLOTS (4 * R4G_TPC)                    // 16-row sm80 tiles per CTA
-// Groups (128 K) per stage: a tile's GPS groups are GPS KiB contiguous in the sm80 layout, so a
-// stage's bulk copies grow with it (EXPERIMENT so far: -D R4G_GPS=2/4 through r4kern --define).
-#ifndef R4G_GPS
-#define R4G_GPS 1
-#endif
-#define R4G_GBYTES (R4G_NR * 128 * R4G_EB)         // one group's activations
-#define R4G_WBYTES (1024 * R4G_GPS)                // one sm80 tile's GPS groups: 2 x 512 B each
-#define R4G_SBYTES (64 * R4G_GPS)                  // its 16 scale dwords per group
-#define R4G_ABYTES (R4G_GBYTES * R4G_GPS)          // the stage's activations
+#define R4G_WBYTES 1024                            // one sm80 tile's 128 K: 2 x 512 B
+#define R4G_SBYTES 64                              // its 16 scale dwords of the group
+#define R4G_ABYTES (R4G_NR * 128 * R4G_EB)         // the stage's activations
 #define R4G_STAGE (R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES) + R4G_ABYTES)
 #define R4G_RING_OFFSET 1024                       // the ring after the barriers
 #define R4G_STEPS (R4G_EB == 2 ? 8 : 4)            // wgmma k-steps per stage
@@ -83,16 +77,15 @@
 
 // The stage's activations, 16-byte chunks: a row of 128 K holds kChunks of them; producer thread
 // pt takes chunks pt, pt + 128, ... (a warp reads consecutive chunks of a row: coalesced).
-#define R4G_GCHUNKS (128 * R4G_EB / 16)           // 16-byte chunks per row per group
-#define R4G_CHUNKS (R4G_GCHUNKS * R4G_GPS)         // per row per stage
+#define R4G_CHUNKS (128 * R4G_EB / 16)
 #define R4G_PER ((R4G_NR * R4G_CHUNKS) / 128)  // chunks per producer thread per stage (>= 1)
 
 __device__ inline void r4g_load_act(u32x4 (&v)[R4G_PER], const char* __restrict__ src,
-                                    int rows_live, int chunks_live, i64 stride, int pt) {
+                                    int rows_live, i64 stride, int pt) {
 #pragma unroll
   for (int i = 0; i < R4G_PER; ++i) {
     const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
-    if (n < rows_live && q < chunks_live) v[i] = r4_ld_cg16(src + (i64)n * stride + 16 * q);
+    if (n < rows_live) v[i] = r4_ld_cg16(src + (i64)n * stride + 16 * q);
   }
 }
 
@@ -103,28 +96,26 @@ __device__ inline void r4g_st32(r4_saddr a, u32 v) {
 // Writes the loaded chunks at the MMA-k positions of kernels/nv/wgmma_layout_sm90a.h. Rows past M
 // are left as they are: they only feed output columns that are never stored.
 __device__ inline void r4g_store_act(const u32x4 (&v)[R4G_PER], r4_saddr a_stage, int rows_live,
-                                     int chunks_live, int pt) {
+                                     int pt) {
 #pragma unroll
   for (int i = 0; i < R4G_PER; ++i) {
-    const int c = pt + 128 * i, n = c / R4G_CHUNKS, qs = c % R4G_CHUNKS;
-    if (n >= rows_live || qs >= chunks_live) continue;
-    const r4_saddr a_group = a_stage + (qs / R4G_GCHUNKS) * R4G_GBYTES;
-    const int q = qs % R4G_GCHUNKS;
+    const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
+    if (n >= rows_live) continue;
 #if R4_ACT_KIND == 2
     // 16 int8 = real k 16q .. 16q+15: four 4-byte groups, each whole at one MMA-k position.
     const int k0 = 16 * q;
-    r4g_st32(a_group + r4::wgmma_layout::b_offset_8(n, k0, R4G_NR), v[i].x);
-    r4g_st32(a_group + r4::wgmma_layout::b_offset_8(n, k0 + 4, R4G_NR), v[i].y);
-    r4g_st32(a_group + r4::wgmma_layout::b_offset_8(n, k0 + 8, R4G_NR), v[i].z);
-    r4g_st32(a_group + r4::wgmma_layout::b_offset_8(n, k0 + 12, R4G_NR), v[i].w);
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0, R4G_NR), v[i].x);
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 4, R4G_NR), v[i].y);
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 8, R4G_NR), v[i].z);
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 12, R4G_NR), v[i].w);
 #else
     // 8 16-bit values = real k 8q .. 8q+7 = (k16 steps s0, s0+1) x j = 0..3; the pairs (j0, j2)
     // and (j1, j3) sit at adjacent MMA-k positions (the first generation's prmt 0x5410 / 0x7632).
     const int k0 = 8 * q;
-    r4g_st32(a_group + r4::wgmma_layout::b_offset_16(n, k0, R4G_NR), r4nv::prmt(v[i].x, v[i].y, 0x5410u));
-    r4g_st32(a_group + r4::wgmma_layout::b_offset_16(n, k0 + 1, R4G_NR), r4nv::prmt(v[i].x, v[i].y, 0x7632u));
-    r4g_st32(a_group + r4::wgmma_layout::b_offset_16(n, k0 + 4, R4G_NR), r4nv::prmt(v[i].z, v[i].w, 0x5410u));
-    r4g_st32(a_group + r4::wgmma_layout::b_offset_16(n, k0 + 5, R4G_NR), r4nv::prmt(v[i].z, v[i].w, 0x7632u));
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0, R4G_NR), r4nv::prmt(v[i].x, v[i].y, 0x5410u));
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0 + 1, R4G_NR), r4nv::prmt(v[i].x, v[i].y, 0x7632u));
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0 + 4, R4G_NR), r4nv::prmt(v[i].z, v[i].w, 0x5410u));
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0 + 5, R4G_NR), r4nv::prmt(v[i].z, v[i].w, 0x7632u));
 #endif
   }
 }
@@ -145,38 +136,34 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
                                    const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                                    const char* __restrict__ act, int rows_live, i64 act_stride,
                                    int tile16_first, int ntiles16, int KB, int G, int g_begin,
-                                   int groups, int iters) {
+                                   int iters) {
   const int pt = (int)threadIdx.x - 128 * R4G_CW;  // 0..127
   const int pw = pt >> 5, lane = pt & 31;
   // Warp pw's leader copies slots [pw * TPC, (pw + 1) * TPC) of every stage.
-  const int g_end = g_begin + groups;
-  const auto groups_of = [&](int it) { return min(R4G_GPS, g_end - (g_begin + it * R4G_GPS)); };
   const auto issue = [&](int it) {
     const int s = it % R4_ST;
     const r4_saddr stage = ring + s * R4G_STAGE;
-    const int grp = g_begin + it * R4G_GPS, ng = groups_of(it);
-    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * ng * (1024 + 64));
+    const int grp = g_begin + it;
+    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
 #pragma unroll
     for (int i = 0; i < R4G_TPC; ++i) {
       const int slot = pw * R4G_TPC + i;
       const int t16 = min(tile16_first + slot, ntiles16 - 1);  // past N: a valid tile, not stored
-      r4wg::bulk_copy(stage + slot * R4G_WBYTES, wq + ((i64)t16 * KB + 2 * grp) * 32, 1024 * ng,
+      r4wg::bulk_copy(stage + slot * R4G_WBYTES, wq + ((i64)t16 * KB + 2 * grp) * 32, R4G_WBYTES,
                       full + 8 * s, R4_NT != 0);
       r4wg::bulk_copy(stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES,
-                      wsz + ((i64)t16 * G + grp) * 16, 64 * ng, full + 8 * s, R4_NT != 0);
+                      wsz + ((i64)t16 * G + grp) * 16, R4G_SBYTES, full + 8 * s, R4_NT != 0);
     }
   };
   // Weights before the PDL wait: the ring is empty, so the first ST stages need no release.
   if (lane == 0)
     for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
   r4_pdl_wait();  // the previous kernel may still be writing the activations
-  const auto src_of = [&](int it) { return act + (i64)(g_begin + it * R4G_GPS) * 128 * R4G_EB; };
-  const auto chunks_of = [&](int it) { return groups_of(it) * R4G_GCHUNKS; };
+  const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
   u32x4 buf[R4G_DEPTH][R4G_PER];
 #pragma unroll
   for (int j = 0; j < R4G_DEPTH - 1; ++j)
-    if (R4G_LESION != 1 && j < iters)
-      r4g_load_act(buf[j], src_of(j), rows_live, chunks_of(j), act_stride, pt);
+    if (R4G_LESION != 1 && j < iters) r4g_load_act(buf[j], src_of(j), rows_live, act_stride, pt);
   for (int it0 = 0; it0 < iters; it0 += R4G_DEPTH) {
 #pragma unroll
     for (int j = 0; j < R4G_DEPTH; ++j) {
@@ -185,14 +172,14 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
         const int s = it % R4_ST;
         if (R4G_LESION != 1 && it + R4G_DEPTH - 1 < iters)
           r4g_load_act(buf[(j + R4G_DEPTH - 1) % R4G_DEPTH], src_of(it + R4G_DEPTH - 1), rows_live,
-                       chunks_of(it + R4G_DEPTH - 1), act_stride, pt);
+                       act_stride, pt);
         if (it >= R4_ST) {
           r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
           if (lane == 0) issue(it);
         }
         if (R4G_LESION != 1)
           r4g_store_act(buf[j], ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES),
-                        rows_live, chunks_of(it), pt);
+                        rows_live, pt);
         r4wg::fence_proxy_async();
         r4wg::mbar_arrive(full + 8 * s);
       }
@@ -246,8 +233,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   const int KB = K >> 6, G = K >> 7;
   const int g_begin = (int)(((i64)blockIdx.y * G) / R4_SK);
   const int g_end = (int)(((i64)(blockIdx.y + 1) * G) / R4_SK);
-  const int groups = g_end - g_begin;
-  const int iters = (groups + R4G_GPS - 1) / R4G_GPS;  // stages
+  const int iters = g_end - g_begin;
   const int ntiles16 = N >> 4;
   const int tile16_first = (int)blockIdx.x * R4G_SLOTS;
   const int m_base = (int)blockIdx.z * R4G_NR;
@@ -267,7 +253,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   if (wg == R4G_CW) {
     r4g_produce(ring, full, empty, wq, wsz,
                 static_cast<const char*>(act) + (i64)m_base * K * R4G_EB, rows_live,
-                (i64)K * R4G_EB, tile16_first, ntiles16, KB, G, g_begin, groups, iters);
+                (i64)K * R4G_EB, tile16_first, ntiles16, KB, G, g_begin, iters);
   } else {
     const int warp = (int)((threadIdx.x >> 5) & 3), lane = r4_lane();
     const int g = lane >> 2, t = lane & 3;
@@ -290,42 +276,36 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
         continue;
       }
-      const int ng = min(R4G_GPS, groups - it * R4G_GPS);
+      u32 a[R4_NPW][R4G_STEPS][4];
 #pragma unroll
-      for (int gi = 0; gi < R4G_GPS; ++gi) {
-        if (gi >= ng) break;
-        u32 a[R4_NPW][R4G_STEPS][4];
+      for (int p = 0; p < R4_NPW; ++p)
+        r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
+      r4wg::wgmma_fence();
 #pragma unroll
-        for (int p = 0; p < R4_NPW; ++p)
-          r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES + gi * 1024, lane, a[p]);
-        r4wg::wgmma_fence();
+      for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
-        for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-          for (int st = 0; st < R4G_STEPS; ++st) {
-            const u64 desc = r4wg::smem_desc(
-                a_stage + gi * R4G_GBYTES + r4::wgmma_layout::step_offset(st, R4G_NR),
-                r4::wgmma_layout::lbo_bytes(R4G_NR), r4::wgmma_layout::sbo_bytes());
-            // A group's first k-step starts its partial afresh.
-            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
-          }
-        r4wg::wgmma_commit();
-        r4wg::wgmma_wait<0>();
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-          for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[p][i]);
-        // The group's promotion: one multiply by its f32 scale per accumulator (rows g, g+8).
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p) {
-          const r4_saddr sc = stage + R4G_SLOTS * R4G_WBYTES +
-                              ((wg * R4_NPW + p) * 4 + warp) * R4G_SBYTES + gi * 64;
-          const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
-          const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
-#pragma unroll
-          for (int i = 0; i < R4G_NR / 2; ++i)
-            acc[p][i] = fmaf((float)part[p][i], (i & 2) ? w1 : w0, acc[p][i]);
+        for (int st = 0; st < R4G_STEPS; ++st) {
+          const u64 desc = r4wg::smem_desc(a_stage + r4::wgmma_layout::step_offset(st, R4G_NR),
+                                           r4::wgmma_layout::lbo_bytes(R4G_NR),
+                                           r4::wgmma_layout::sbo_bytes());
+          // The stage is one 128-K group: its first k-step starts the group's partial afresh.
+          r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
         }
+      r4wg::wgmma_commit();
+      r4wg::wgmma_wait<0>();
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+        for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[p][i]);
+      // The group's promotion: one multiply by its f32 scale per accumulator (rows g, g+8).
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p) {
+        const r4_saddr sc = stage + R4G_SLOTS * R4G_WBYTES + ((wg * R4_NPW + p) * 4 + warp) * R4G_SBYTES;
+        const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
+        const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
+#pragma unroll
+        for (int i = 0; i < R4G_NR / 2; ++i)
+          acc[p][i] = fmaf((float)part[p][i], (i & 2) ? w1 : w0, acc[p][i]);
       }
       __syncwarp();
       if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);

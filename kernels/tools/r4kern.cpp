@@ -221,35 +221,30 @@ class Driver {
     auto a = make_acts(s.m, s.k, 5);
     gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
     ensure_workspace(workspace_bytes(v->id, c, s));
-    // An experiment's R4G_GPS (groups per stage) changes the ring's shared memory, which the
-    // family's launch geometry does not know: recompute it here.
-    int gps = 1;
-    for (const auto& d : args_.defines) std::sscanf(d.c_str(), "R4G_GPS=%d", &gps);
-    auto dims = launch_dims(v->id, c, arch_, s);
-    if (gps > 1)
-      dims.shared_bytes = static_cast<unsigned>(1024 + static_cast<std::int64_t>(c.st) * gps *
-                                                           (sm90a_stage_bytes(v->id, c)));
-    const auto launch = [&](const W4Weights& ww) {
-      gpu::DevicePtr A = v->id == KernelId::gemm_w4a8_nt ? a.d_aq.get()
-                         : v->a_bf16                    ? a.d_bf16.get()
-                                                        : a.d_f16.get();
-      gpu::DevicePtr sa = a.d_sa.get(), wq = ww.wq, wsz = ww.wsz, o = out.get(),
-                     wsp = workspace_.get();
-      int M = static_cast<int>(s.m), N = static_cast<int>(s.n), K = static_cast<int>(s.k);
-      void* a16[] = {&A, &wq, &wsz, &o, &wsp, &M, &N, &K};
-      void* a8[] = {&A, &sa, &wq, &wsz, &o, &wsp, &M, &N, &K};
-      k.launch(dims.grid, dims.block, dims.shared_bytes, *stream_,
-               v->id == KernelId::gemm_w4a8_nt ? a8 : a16);
-    };
+    for (int i = 0; i < 20; ++i) {
+      const W4Weights ww{pq[static_cast<std::size_t>(i % pool)].get(),
+                         ps[static_cast<std::size_t>(i % pool)].get()};
+      if (v->id == KernelId::gemm_w4a16_nt)
+        launch_gemm_w4a16(k, c, arch_, s, v->a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww, out.get(),
+                          workspace_.get(), *stream_);
+      else
+        launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+                         workspace_.get(), *stream_);
+    }
+    stream_->synchronize();
     const auto t = time_graph(
         *ctx_, *stream_, pool,
         [&](int e) {
-          launch({pq[static_cast<std::size_t>(e)].get(), ps[static_cast<std::size_t>(e)].get()});
+          const W4Weights ww{pq[static_cast<std::size_t>(e)].get(),
+                             ps[static_cast<std::size_t>(e)].get()};
+          if (v->id == KernelId::gemm_w4a16_nt)
+            launch_gemm_w4a16(k, c, arch_, s, v->a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww,
+                              out.get(), workspace_.get(), *stream_);
+          else
+            launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+                             workspace_.get(), *stream_);
         },
         TimingSpec{2, 11, 24});
-    for (int i = 0; i < 20; ++i)  // for ncu: 20 more launches of the one kernel
-      launch({pq[static_cast<std::size_t>(i % pool)].get(), ps[static_cast<std::size_t>(i % pool)].get()});
-    stream_->synchronize();
     std::string defs;
     for (const auto& d : args_.defines) defs += " " + d;
     fmt::print("one {} {} {} M={}{}: {:.2f} us ({:.0f} GB/s), {} regs\n", v->label, to_string(c),
