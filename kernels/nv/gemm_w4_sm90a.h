@@ -215,9 +215,18 @@ __device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS]
 #if R4_ACT_KIND == 2
 typedef i32 r4g_part;
 #define R4G_CODE_SCALE 0.0625f  // the int8 bytes hold 16 * code
+// int32 -> f32, exactly, in two full-rate instructions: I2F runs at a quarter of the FMA rate on
+// sm_90, and at M = 64 the fold converts NPW * 32 partials per thread per group (gate_up w4a8
+// lost 19 of its 43 us to the consumers' math there, H200 2026-11-30). A group's partial is
+// |16 * code * q| summed over 128 K <= 16 * 8 * 127 * 128 < 2^22, so adding it to the bits of
+// 1.5 * 2^23 gives exactly the float 1.5 * 2^23 + i, and subtracting 1.5 * 2^23 leaves i.
+__device__ inline float r4g_to_float(i32 i) {
+  return __int_as_float(i + 0x4B400000) - 12582912.0f;
+}
 #else
 typedef float r4g_part;
 #define R4G_CODE_SCALE 1.0f
+__device__ inline float r4g_to_float(float f) { return f; }
 #endif
 
 // The kernel body; the .cu files wrap it in their extern "C" entry points.
@@ -305,7 +314,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
 #pragma unroll
         for (int i = 0; i < R4G_NR / 2; ++i)
-          acc[p][i] = fmaf((float)part[p][i], (i & 2) ? w1 : w0, acc[p][i]);
+          acc[p][i] = fmaf(r4g_to_float(part[p][i]), (i & 2) ? w1 : w0, acc[p][i]);
       }
       __syncwarp();
       if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);

@@ -116,9 +116,8 @@ struct Chain {
 int run_chain(int argc, char** argv) {
   const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 15;
   const std::vector<int> ms = argc > 2 ? parse_ints(argv[2]) : default_ms();
-  Chain ch;
-  ch.shapes = argc > 3 ? parse_shapes(argv[3]) : table_shapes();
-  if (ch.shapes.empty()) {
+  const auto shapes = argc > 3 ? parse_shapes(argv[3]) : table_shapes();
+  if (shapes.empty()) {
     std::printf("r4d_bench chain: no shapes (give them as NxK,NxK,...)\n");
     return 2;
   }
@@ -136,6 +135,10 @@ int run_chain(int argc, char** argv) {
   const auto& info = ctx->info();
   auto stream = ctx->create_stream();
   const stream_t rs = stream_from_handle(stream->native());
+  // After the context: its device buffers must be freed before the context goes (declared later,
+  // destroyed first; the other order segfaulted at exit on the H200, 2026-11-30).
+  Chain ch;
+  ch.shapes = shapes;
   if (init(0) != Status::ok) {
     std::printf("r4d_bench: r4d::init failed\n");
     return 1;
