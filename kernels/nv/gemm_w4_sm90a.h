@@ -74,9 +74,6 @@
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
-#ifndef R4G_ROTATE
-#define R4G_ROTATE 1
-#endif
 
 // The stage's activations, 16-byte chunks: a row of 128 K holds kChunks of them; producer thread
 // pt takes chunks pt, pt + 128, ... (a warp reads consecutive chunks of a row: coalesced).
@@ -143,16 +140,10 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   const int pt = (int)threadIdx.x - 128 * R4G_CW;  // 0..127
   const int pw = pt >> 5, lane = pt & 31;
   // Warp pw's leader copies slots [pw * TPC, (pw + 1) * TPC) of every stage.
-  // Blocks start their K loop at different groups (R4G_ROTATE): otherwise every block reads the
-  // same group of its tiles at the same time, 1 KiB chunks at the stride of a 16-row tile
-  // (K*8 bytes: 40 KiB for K = 5120), all the DRAM traffic of a moment on a few address
-  // patterns. Only the f32 summation order changes, the same for every launch of a config.
-  const int rot = R4G_ROTATE ? (int)(blockIdx.x % (unsigned)max(iters, 1)) : 0;
-  const auto group_of = [&](int it) { return g_begin + (it + rot) % iters; };
   const auto issue = [&](int it) {
     const int s = it % R4_ST;
     const r4_saddr stage = ring + s * R4G_STAGE;
-    const int grp = group_of(it);
+    const int grp = g_begin + it;
     r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
 #pragma unroll
     for (int i = 0; i < R4G_TPC; ++i) {
@@ -168,7 +159,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   if (lane == 0)
     for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
   r4_pdl_wait();  // the previous kernel may still be writing the activations
-  const auto src_of = [&](int it) { return act + (i64)group_of(it) * 128 * R4G_EB; };
+  const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
   u32x4 buf[R4G_DEPTH][R4G_PER];
 #pragma unroll
   for (int j = 0; j < R4G_DEPTH - 1; ++j)
