@@ -30,7 +30,7 @@ struct Config {
 };
 
 // The generations the database knows, numbered as kernels/config.hpp numbers them (the db
-// library does not link the kernels; tests/db/weight_bytes_test.cpp holds the two equal).
+// library does not link the kernels; tests/db/generation_test.cpp holds the two equal).
 inline constexpr int kGenMmaSync = 0;
 inline constexpr int kGenSm90a = 1;
 // "mma_sync", "sm90a"; "?" for any other number.
