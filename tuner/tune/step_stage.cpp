@@ -155,7 +155,7 @@ void run_steps(SweepContext& ctx, SweepWorker& worker, const Plan& plan, gpu::Ba
           if (const auto& c = choices[m][p]) {
             link.kernel = std::string(kernels::name(c->id));
             link.dtype = dtype_of(c->id);
-            link.generation = std::string(kernels::gen_name(c->config.gen));
+            link.generation = std::string(db::generation_name(c->config.gen));
             const json cj = config_json(c->config);
             for (const auto& v : cj) link.config.push_back(v.get<int>());
           }

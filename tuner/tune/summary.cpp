@@ -80,15 +80,17 @@ void print_summary(const SweepContext& ctx) {
                               {"ok", st.status == db::StepStatus::ok},
                               {"us", st.median_us.value_or(0)}});
     for (const auto& w : winners)
-      out["winners"].push_back(
-          {{"kernel", w.kernel},
-           {"n", w.n},
-           {"k", w.k},
-           {"band", w.band_limit},
-           {"config", {w.config.wv, w.config.sk, w.config.mb, w.config.npw, w.config.nt}},
-           {"us", w.median_us},
-           {"vs_bf16", w.speedup_vs_bf16.value_or(0)},
-           {"vs_fp8", w.speedup_vs_fp8.value_or(0)}});
+      out["winners"].push_back({{"kernel", w.kernel},
+                                {"n", w.n},
+                                {"k", w.k},
+                                {"band", w.band_limit},
+                                {"generation", std::string(db::generation_name(w.config.gen))},
+                                {"config",
+                                 {w.config.wv, w.config.sk, w.config.mb, w.config.npw, w.config.nt,
+                                  w.config.gen, w.config.st}},
+                                {"us", w.median_us},
+                                {"vs_bf16", w.speedup_vs_bf16.value_or(0)},
+                                {"vs_fp8", w.speedup_vs_fp8.value_or(0)}});
     fmt::print("{}\n", out.dump(2));
     return;
   }
@@ -120,14 +122,14 @@ void print_summary(const SweepContext& ctx) {
       "race setup: workspace {:.1f} s, baselines {:.1f} s, candidates {:.1f} s, warm-up "
       "{:.1f} s\n",
       sec.setup_workspace, sec.setup_baselines, sec.setup_candidates, sec.setup_warmup);
-  fmt::print("{:<14} {:<18} {:>5} {:<18} {:>9} {:>8} {:>8} {:>8}\n", "kernel", "shape", "band",
+  // Configs as kernels::to_string writes them: "(WV, SK, MB, NPW, NT)" for mma_sync,
+  // "sm90a(WV, SK, MB, NPW, NT, ST)" for the sm90a generation.
+  fmt::print("{:<14} {:<18} {:>5} {:<30} {:>9} {:>8} {:>8} {:>8}\n", "kernel", "shape", "band",
              "config", "us", "vs bf16", "vs fp8", "x floor");
   for (const auto& w : winners) {
     const double fl = read_floor(w.n, w.k);
-    fmt::print("{:<14} {:<18} {:>5} {:<18} {:>9.2f} {:>7.2f}x {:>7.2f}x {:>7.2f}x\n", w.kernel,
-               ctx.store.shape_name(ctx.run, w.n, w.k), w.band_limit,
-               fmt::format("({},{},{},{},{})", w.config.wv, w.config.sk, w.config.mb, w.config.npw,
-                           w.config.nt),
+    fmt::print("{:<14} {:<18} {:>5} {:<30} {:>9.2f} {:>7.2f}x {:>7.2f}x {:>7.2f}x\n", w.kernel,
+               ctx.store.shape_name(ctx.run, w.n, w.k), w.band_limit, db::to_string(w.config),
                w.median_us, w.speedup_vs_bf16.value_or(0), w.speedup_vs_fp8.value_or(0),
                fl > 0 ? w.median_us / fl : 0.0);
   }

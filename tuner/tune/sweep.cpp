@@ -15,6 +15,7 @@
 #include "kernels/family.hpp"
 #include "tuner/gpu/backend.hpp"
 #include "tuner/tune/compile_stage.hpp"
+#include "tuner/tune/config_validator.hpp"
 #include "tuner/tune/dispatch.hpp"
 #include "tuner/tune/floor_stage.hpp"
 #include "tuner/tune/plan.hpp"
@@ -33,14 +34,7 @@ namespace fs = std::filesystem;
 
 db::Store open_store(const std::string& path) {
   auto store = db::Store::open(path);
-  store.set_config_validator([](const db::KernelConfigRow& row) {
-    auto id = kernels::parse_kernel(row.kernel);
-    auto arch = gpu::Arch::parse(row.arch);
-    if (!id || !arch) return false;
-    return kernels::is_valid(
-        *id, {row.config.wv, row.config.sk, row.config.mb, row.config.npw, row.config.nt}, *arch,
-        {row.n, row.k, std::max(1, row.m)});
-  });
+  store.set_config_validator(kernel_config_validator());
   return store;
 }
 

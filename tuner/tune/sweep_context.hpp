@@ -70,13 +70,15 @@ struct SweepContext {
   return id == kernels::KernelId::gemm_w4a8_nt ? "w4a8" : "w4a16";
 }
 [[nodiscard]] inline db::Config to_db(const kernels::Config& c) {
-  return {c.wv, c.sk, c.mb, c.npw, c.nt};
+  return {c.wv, c.sk, c.mb, c.npw, c.nt, c.gen, c.st};
 }
+// The worker protocol's config: [WV, SK, MB, NPW, NT, GEN, ST] (tuner/worker/device_session.hpp;
+// a reader takes a 5-array as generation 0).
 [[nodiscard]] inline nlohmann::json config_json(const kernels::Config& c) {
-  return nlohmann::json::array({c.wv, c.sk, c.mb, c.npw, c.nt});
+  return nlohmann::json::array({c.wv, c.sk, c.mb, c.npw, c.nt, c.gen, c.st});
 }
 [[nodiscard]] inline kernels::Config from_db(const db::Config& c) {
-  return {c.wv, c.sk, c.mb, c.npw, c.nt};
+  return {c.wv, c.sk, c.mb, c.npw, c.nt, c.gen, c.st};
 }
 
 }  // namespace r4::tune

@@ -1,10 +1,10 @@
 // A replay stand-in for `r4tune worker`, for testing the sweep's search, storage, isolation and
 // resume logic without a GPU. It answers the device protocol (tuner/worker/device_session.hpp)
-// with synthetic but deterministic timings: a config's time is a fixed function of its knobs
-// (plus lognormal noise), the baselines are fixed. It is NOT a measurement and says so in the
-// device name. Faults are simulated for candidates the driver labels as injected ("oob" crashes
-// the worker, "hang" never answers, "wrong" fails verification), mirroring what the real kernels
-// built with R4_TEST_FAULT / R4_BROKEN_SCALE do on a GPU.
+// with synthetic but deterministic timings: a config's time is a fixed function of its knobs and
+// generation (plus lognormal noise), the baselines are fixed. It is NOT a measurement and says so
+// in the device name. Faults are simulated for candidates the driver labels as injected ("oob"
+// crashes the worker, "hang" never answers, "wrong" fails verification), mirroring what the real
+// kernels built with R4_TEST_FAULT / R4_BROKEN_SCALE do on a GPU.
 //   R4_REPLAY_NO_DEVICE=1       open fails as on a machine without a GPU
 //   R4_REPLAY_SAMPLE_DELAY_US=N each sample sleeps N microseconds (so a test can kill mid-run)
 //   R4_REPLAY_TIMING_CRASH_SK=S candidates with SK == S crash the worker when sampled
@@ -25,8 +25,15 @@ namespace {
 
 using nlohmann::json;
 
+// [WV, SK, MB, NPW, NT] or [WV, SK, MB, NPW, NT, GEN, ST] (a 5-array is generation 0). The sm90a
+// generation (GEN 1) has its own model, flat in M, so that both generations win races: in the
+// smoke spec's space the best mma_sync config takes 8.0 + 0.05 M us (8.4 at M = 8, 8.8 at
+// M = 16) and the best sm90a one 8.6 us, so band 8 goes to mma_sync and band 16 to sm90a.
 double config_us(const json& cfg, int m) {
   const int wv = cfg[0], sk = cfg[1], mb = cfg[2], npw = cfg[3], nt = cfg[4];
+  const int gen = cfg.size() > 5 ? cfg[5].get<int>() : 0;
+  const int st = cfg.size() > 6 ? cfg[6].get<int>() : 0;
+  if (gen == 1) return 6.5 + ((wv * 5 + sk * 3 + mb * 7 + npw * 2 + nt + st) % 11) * 0.7;
   return 8.0 + 0.05 * m + ((wv * 7 + sk * 3 + mb * 5 + npw * 2 + nt) % 13) * 0.8;
 }
 
