@@ -21,15 +21,26 @@ static_assert([] {
 TEST(Config, SpaceIsModerateAndValid) {
   for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt}) {
     const auto space = config_space(id, sm90);
-    EXPECT_GT(space.size(), 100u);
-    EXPECT_LE(space.size(), 400u);
+    std::size_t per_gen[2] = {0, 0};
     std::set<std::string> seen;
     for (const auto& c : space) {
       EXPECT_TRUE(is_valid(id, c, sm90));
       EXPECT_TRUE(seen.insert(to_string(c)).second);
-      EXPECT_GT(pipeline_stages(id, c), 0);
+      ++per_gen[c.gen];
+      if (c.gen == kGenMmaSync)
+        EXPECT_GT(pipeline_stages(id, c), 0);
+      else
+        EXPECT_LE(sm90a_shared_bytes(id, c), kSm90aSharedLimit);
     }
+    // Each generation's space stays moderate: every config is compiled, verified and raced.
+    EXPECT_GT(per_gen[0], 100u);
+    EXPECT_LE(per_gen[0], 400u);
+    EXPECT_GT(per_gen[1], 100u);
+    EXPECT_LE(per_gen[1], 400u);
   }
+  // The sm90a generation only where the device has wgmma (compute capability 9.x).
+  const gpu::Arch sm89{gpu::Vendor::nvidia, "sm_89", 8, 9};
+  for (const auto& c : config_space(KernelId::gemm_w4a8_nt, sm89)) EXPECT_EQ(c.gen, kGenMmaSync);
 }
 
 TEST(Config, ShapeLimits) {
