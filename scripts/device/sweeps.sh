@@ -21,11 +21,14 @@ L="$OUT/sweeps.log"
     echo "== llama3-8b, cold database"
     timeout 420 /usr/bin/time -f "llama cold wall %e s" $B/r4tune sweep configs/llama3-8b.toml --db /tmp/l.db --plain 2>&1 | grep -vE "^(compile|measure) "
   fi
-  $B/r4tune emit --run 1 --db /tmp/d_run1.db --format python --out "$OUT/h200_tables.py"
-  $B/r4tune emit --run 1 --db /tmp/d_run1.db --format cpp --out "$OUT/h200_tables.hpp"
-  $B/r4tune emit --run 1 --db /tmp/d_run1.db --format json --out "$OUT/h200_tables.json"
-  $B/r4tune report --run 1 --db /tmp/d_run1.db --html "$OUT/report.html" --csv "$OUT/report.csv"
+  mkdir -p /tmp/emit
+  $B/r4tune emit --run 1 --db /tmp/d_run1.db --format python --out /tmp/emit/h200_tables.py
+  $B/r4tune emit --run 1 --db /tmp/d_run1.db --format cpp --out /tmp/emit/h200_tables.hpp
+  $B/r4tune emit --run 1 --db /tmp/d_run1.db --format json --out /tmp/emit/h200_tables.json
+  $B/r4tune report --run 1 --db /tmp/d_run1.db --html /tmp/emit/report.html --csv /tmp/emit/report.csv
 } >"$L" 2>&1
+# At most 8 files come back from $OUT: the log, two databases and one archive of the emitted files.
+tar -czf "$OUT/emitted.tar.gz" -C /tmp/emit .
 gzip -c /tmp/d_run1.db >"$OUT/dflash-run1.db.gz"
 [[ -f /tmp/l.db ]] && gzip -c /tmp/l.db >"$OUT/llama.db.gz"
 grep -E "wall|^time|^run |max \|diff|^(0|1) \||launch floor|^step|^dflash|^llama|^[a-z_]+ +[0-9]+ +[0-9.]" "$L" | head -90
