@@ -84,6 +84,35 @@ namespace r4::quant {
   return neg ? -v : v;
 }
 
+// f32 -> float8_e4m3fn bits, round to nearest even, SATURATING: a finite value (or inf) beyond the
+// largest finite e4m3, 448, gives +-448 (0x7E / 0xFE); NaN gives 0x7F. This is PTX
+// `cvt.rn.satfinite.e4m3x2.f32` (sm_89+), the conversion the fp8 activation quantiser
+// (kernels/quant_act_fp8.cu) runs, so its CPU reference matches it bit for bit. Subnormals
+// (multiples of 2^-9 below 2^-6) are kept; a value rounding up to 2^-6 becomes the normal 0x08.
+[[nodiscard]] constexpr std::uint8_t f32_to_e4m3_sat_bits(float f) {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  const auto sign = static_cast<std::uint8_t>((x >> 24) & 0x80U);
+  const std::uint32_t ax = x & 0x7FFFFFFFU;
+  if (ax > 0x7F800000U) return 0x7FU;                                  // NaN
+  if (ax >= 0x43E00000U) return static_cast<std::uint8_t>(sign | 0x7EU);  // >= 448 (or inf)
+  if (ax >= 0x3C800000U) {  // >= 2^-6: normal e4m3, round the mantissa to 3 bits at bit 20
+    const std::uint32_t r = ax + 0x0007FFFFU + ((ax >> 20) & 1U);
+    if (r >= 0x43E80000U) return static_cast<std::uint8_t>(sign | 0x7EU);  // 448 < v: saturate
+    return static_cast<std::uint8_t>(sign | ((r >> 20) - (120U << 3)));
+  }
+  // Below 2^-6: q = round_even(v * 2^9) in 0..8 (8 is 2^-6, the normal 0x08).
+  const std::uint32_t e = ax >> 23;
+  if (e < 100U) return sign;  // v < 2^-27: far below half of 2^-9
+  const std::uint32_t m = (ax & 0x007FFFFFU) | 0x00800000U;  // v = m * 2^(e - 150)
+  const std::uint32_t shift = 141U - e;                      // v * 2^9 = m >> shift (21..41)
+  if (shift >= 32U) return sign;
+  const std::uint32_t q = m >> shift;
+  const std::uint32_t rem = m & ((1U << shift) - 1U);
+  const std::uint32_t half = 1U << (shift - 1U);
+  const std::uint32_t rounded = q + ((rem > half || (rem == half && (q & 1U))) ? 1U : 0U);
+  return static_cast<std::uint8_t>(sign | rounded);
+}
+
 // e2m1 magnitudes by 3-bit index; bit 3 of a code is the sign.
 inline constexpr float kE2m1Grid[8] = {0.0F, 0.5F, 1.0F, 1.5F, 2.0F, 3.0F, 4.0F, 6.0F};
 

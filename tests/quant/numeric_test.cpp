@@ -65,5 +65,68 @@ TEST(Numeric, E4m3Fields) {
   EXPECT_EQ(e8m0_to_f32(0), 0x1p-127F);
 }
 
+// f32 -> e4m3 (round to nearest even, saturating) against a brute-force nearest search over all
+// 254 finite codes: every code round-trips; midpoints between neighbours go to the even code;
+// random values of every magnitude agree; beyond 448, inf -> +-448, NaN -> 0x7F.
+std::uint8_t nearest_e4m3(float f) {
+  const double v = f;
+  int best = -1;
+  double best_err = 0;
+  for (int c = 0; c < 256; ++c) {
+    const float e = e4m3_to_f32(static_cast<std::uint8_t>(c));
+    if (std::isnan(e) || (std::signbit(e) != std::signbit(f))) continue;
+    const double err = std::fabs(static_cast<double>(e) - v);
+    if (best < 0 || err < best_err || (err == best_err && (c & 1) == 0 && (best & 1) == 1)) {
+      best = c;
+      best_err = err;
+    }
+  }
+  return static_cast<std::uint8_t>(best);
+}
+
+TEST(Numeric, E4m3EncodeRoundTripsEveryCode) {
+  for (int c = 0; c < 256; ++c) {
+    const auto b = static_cast<std::uint8_t>(c);
+    const float f = e4m3_to_f32(b);
+    if (std::isnan(f)) continue;
+    EXPECT_EQ(f32_to_e4m3_sat_bits(f), b) << c;
+  }
+}
+
+TEST(Numeric, E4m3EncodeTiesToEvenAndSaturates) {
+  for (int c = 0; c < 0x7E; ++c) {  // midpoint of c and c+1 (positive, finite)
+    const double mid = (static_cast<double>(e4m3_to_f32(static_cast<std::uint8_t>(c))) +
+                        e4m3_to_f32(static_cast<std::uint8_t>(c + 1))) / 2;
+    const auto f = static_cast<float>(mid);  // exact: 5 significant bits
+    ASSERT_EQ(static_cast<double>(f), mid);
+    EXPECT_EQ(f32_to_e4m3_sat_bits(f), (c & 1) ? c + 1 : c) << c;
+    EXPECT_EQ(f32_to_e4m3_sat_bits(-f), 0x80 | ((c & 1) ? c + 1 : c)) << c;
+  }
+  EXPECT_EQ(f32_to_e4m3_sat_bits(448.0F), 0x7E);
+  EXPECT_EQ(f32_to_e4m3_sat_bits(463.9F), 0x7E);
+  EXPECT_EQ(f32_to_e4m3_sat_bits(1e30F), 0x7E);
+  EXPECT_EQ(f32_to_e4m3_sat_bits(-std::numeric_limits<float>::infinity()), 0xFE);
+  EXPECT_EQ(f32_to_e4m3_sat_bits(std::numeric_limits<float>::quiet_NaN()), 0x7F);
+  EXPECT_EQ(f32_to_e4m3_sat_bits(0x1p-10F), 0x00);        // half the smallest subnormal: even (0)
+  EXPECT_EQ(f32_to_e4m3_sat_bits(0x1.000002p-10F), 0x01);  // just above it
+  EXPECT_EQ(f32_to_e4m3_sat_bits(-0.0F), 0x80);
+  EXPECT_EQ(f32_to_e4m3_sat_bits(0x1.fp-7F), 0x08);  // 7.75 * 2^-9 rounds up to the normal 2^-6
+}
+
+TEST(Numeric, E4m3EncodeMatchesNearestOnRandomValues) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> mant(1.0F, 2.0F);
+  std::uniform_int_distribution<int> ex(-14, 9);
+  for (int i = 0; i < 200000; ++i) {
+    float f = std::ldexp(mant(rng), ex(rng));
+    if (rng() & 1) f = -f;
+    if (std::fabs(f) >= 448.0F) {
+      EXPECT_EQ(f32_to_e4m3_sat_bits(f), f < 0 ? 0xFE : 0x7E) << f;
+      continue;
+    }
+    ASSERT_EQ(f32_to_e4m3_sat_bits(f), nearest_e4m3(f)) << f;
+  }
+}
+
 }  // namespace
 }  // namespace r4::quant
