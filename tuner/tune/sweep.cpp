@@ -754,7 +754,7 @@ int Sweep::run() {
     fmt::print(stderr, "r4tune sweep: {}\n", e.what());
     return 2;
   }
-  auto backend = gpu::make_backend(arch.vendor);
+  auto backend = gpu::make_backend(arch);  // AMD: hipRTC if it knows the arch, else clang-19
   arch_ = arch;
 
   // The run: resumed or new.
