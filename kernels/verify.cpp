@@ -8,6 +8,7 @@
 
 #include "kernels/host_half.hpp"
 #include "kernels/tolerance.hpp"
+#include "kernels/weight_layout.hpp"
 #include "quant/pack.hpp"
 
 namespace r4::kernels {
@@ -68,9 +69,11 @@ void Verifier::set_shape(std::int64_t n, std::int64_t k, std::uint32_t seed) {
   std::vector<float> sc(static_cast<std::size_t>(n * k / kGroup));
   std::uniform_real_distribution<float> u(0.005f, 0.03f);
   for (auto& s : sc) s = u(rng);
-  const auto layout =
-      I.ctx.info().arch.vendor == gpu::Vendor::nvidia ? quant::Layout::sm80 : quant::Layout::gfx12;
-  const auto p = quant::pack(layout, q, sc, n, k, kGroup);
+  const auto layout = weight_layout(I.ctx.info().arch);
+  if (!layout)
+    throw std::invalid_argument("Verifier: no GEMM path (weight layout) for " +
+                                I.ctx.info().arch.name);
+  const auto p = quant::pack(*layout, q, sc, n, k, kGroup);
   I.wq = gpu::DeviceBuffer(I.ctx, p.wq.size() * 4);
   I.wsz = gpu::DeviceBuffer(I.ctx, p.wsz.size() * 4);
   I.ctx.copy_to_device(I.wq.get(), p.wq.data(), p.wq.size() * 4);
