@@ -35,7 +35,11 @@
 #include "kernels/prelude.h"
 #endif
 
+// One inline namespace per generation: the kernels say r4amd::x on every target, while the
+// names stay distinct where several generations meet in one program (the host emulation test,
+// whose unoptimised build linked gfx12's load_a16 to gfx11's: same signature, other vector).
 namespace r4amd {
+inline namespace gfx942 {
 typedef _Float16 v4h __attribute__((vector_size(8)));
 typedef short v4s __attribute__((vector_size(8)));
 typedef float v4f __attribute__((vector_size(16)));
@@ -145,5 +149,6 @@ __device__ inline v16f mma_f16_32x32x8(v4h a, v4h b, v16f c) {
   return __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0);
 }
 #endif
+}  // namespace gfx942
 }  // namespace r4amd
 #endif  // R4_KERNELS_AMD_MFMA_GFX942_H

@@ -23,7 +23,11 @@
 #include "kernels/prelude.h"
 #endif
 
+// One inline namespace per generation: the kernels say r4amd::x on every target, while the
+// names stay distinct where several generations meet in one program (the host emulation test,
+// whose unoptimised build linked gfx12's load_a16 to gfx11's: same signature, other vector).
 namespace r4amd {
+inline namespace gfx11 {
 typedef _Float16 v16h __attribute__((vector_size(32)));
 typedef short v16s __attribute__((vector_size(32)));
 typedef float v8f __attribute__((vector_size(32)));
@@ -142,5 +146,6 @@ __device__ inline v8i mma_s8(v4i a, v4i b, v8i c) {
   return __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32(true, a, true, b, c, false);
 }
 #endif
+}  // namespace gfx11
 }  // namespace r4amd
 #endif  // R4_KERNELS_AMD_WMMA_GFX11_H

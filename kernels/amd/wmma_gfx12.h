@@ -25,7 +25,11 @@
 #include "kernels/prelude.h"
 #endif
 
+// One inline namespace per generation: the kernels say r4amd::x on every target, while the
+// names stay distinct where several generations meet in one program (the host emulation test,
+// whose unoptimised build linked gfx12's load_a16 to gfx11's: same signature, other vector).
 namespace r4amd {
+inline namespace gfx12 {
 typedef _Float16 v8h __attribute__((vector_size(16)));
 typedef short v8s __attribute__((vector_size(16)));
 typedef float v8f __attribute__((vector_size(32)));
@@ -122,5 +126,6 @@ __device__ inline v8i mma_s8(v2i a, v2i b, v8i c) {
   return __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32_gfx12(true, a, true, b, c, false);
 }
 #endif
+}  // namespace gfx12
 }  // namespace r4amd
 #endif  // R4_KERNELS_AMD_WMMA_GFX12_H
