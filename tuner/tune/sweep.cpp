@@ -103,7 +103,7 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store) {
     fmt::print(stderr, "r4tune sweep: {}\n", e.what());
     return 2;
   }
-  auto backend = gpu::make_backend(ctx.arch.vendor);
+  auto backend = gpu::make_backend(ctx.arch);  // AMD: hipRTC if it knows the arch, else clang-19
 
   if (const int rc = begin_or_resume_run(ctx, device, *backend); rc != 0) return rc;
   Plan plan = make_plan(spec, ctx.arch);
