@@ -13,13 +13,15 @@
 namespace r4::db {
 
 // The schema this build writes. Bump it with a new Migration below; never edit an old one.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 // The oldest schema version whose readers can still read a file this build writes. v2 only adds
 // tables, so a v1 build still reads (and writes) a v2 file; it just never sees floors or steps.
+// v3 adds tables and nullable columns (the GPU of each row): likewise.
 inline constexpr int kCompatibleVersion = 1;
 // The oldest schema this build reads without migrating (read-only opens: emit, report, db show,
-// a merge's source). Every version since 1 only added tables, and the readers treat a missing
-// table as empty: the committed H200 fixture is v1 and is read as it is.
+// a merge's source). Every version since 1 only added tables and nullable columns, and the readers
+// treat a missing table as empty and a missing column as NULL: the committed H200 fixture is v1
+// and is read as it is.
 inline constexpr int kOldestReadableVersion = 1;
 
 class SchemaError : public Error {
@@ -52,6 +54,9 @@ struct SchemaVersion {
 int migrate(const Connection& c, std::span<const Migration> steps);
 // migrate()'s checks alone, without writing anything; returns the file's version.
 SchemaVersion check_migratable(const Connection& c, std::span<const Migration> steps);
+// check_migratable in one read transaction (a consistent snapshot while another process may be
+// migrating the same file). `c` must not be inside a transaction.
+SchemaVersion read_consistent_version(const Connection& c, std::span<const Migration> steps);
 
 // For read-only use: throws SchemaError unless `v` can be read by a build at `current` without
 // migrating: newer but still compatible, or older but at least `oldest_readable`.

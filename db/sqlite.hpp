@@ -80,6 +80,10 @@ class Statement {
 
 enum class OpenMode { read_only, read_write_create };
 
+// How long a statement waits for another connection's lock before failing with "database is
+// locked".
+inline constexpr int kBusyTimeoutMs = 60000;
+
 class Connection {
  public:
   Connection(const std::string& path, OpenMode mode);

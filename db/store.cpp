@@ -78,7 +78,7 @@ void require_config(const Config& c, const char* what) {
 Store Store::open(const std::string& path) {
   auto c = std::make_unique<Connection>(path, OpenMode::read_write_create);
   // Refuse a foreign or too-new file before anything below writes to it (journal_mode does).
-  (void)check_migratable(*c, migrations());
+  (void)read_consistent_version(*c, migrations());
   // WAL: readers (a report) never block the sweep's writer and a kill never tears a page.
   // synchronous=NORMAL in WAL is durable against process crashes (the kill -9 test), not
   // against power loss, which costs at most the last commits and never the file.
@@ -124,13 +124,13 @@ Id Store::begin_run(const RunRow& r) {
   conn_
       ->prepare(
           "INSERT INTO runs(uuid, spec_name, spec_text, git_commit, r4tune_version, host, "
-          "device_id, started_at, finished_at, status, notes) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+          "device_id, started_at, finished_at, status, notes, ranks) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")
       .bind_all(r.uuid.empty() ? random_uuid() : r.uuid, r.spec_name, r.spec_text, r.git_commit,
                 r.r4tune_version, r.host, r.device_id,
                 r.started_at.empty() ? utc_now() : r.started_at,
                 r.finished_at.empty() ? std::optional<std::string>() : r.finished_at,
-                to_string(r.status), r.notes)
+                to_string(r.status), r.notes, std::max(1, r.ranks))
       .run();
   const Id id = conn_->last_insert_id();
   t.commit();
@@ -201,10 +201,10 @@ Id Store::insert_check(const CheckRow& c) {
   Transaction t(*conn_);
   conn_
       ->prepare(
-          "INSERT INTO checks(run_id, compile_id, n, k, m, status, max_error, tolerance, detail) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
+          "INSERT INTO checks(run_id, compile_id, n, k, m, status, max_error, tolerance, detail, "
+          "gpu_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
       .bind_all(c.run_id, c.compile_id, c.n, c.k, c.m, to_string(c.status), c.max_error,
-                c.tolerance, c.detail)
+                c.tolerance, c.detail, c.gpu_id)
       .run();
   const Id id = conn_->last_insert_id();
   t.commit();
@@ -219,12 +219,12 @@ Id Store::insert_measurement(const MeasurementRow& m, std::span<const double> sa
       ->prepare(
           "INSERT INTO measurements(run_id, compile_id, kernel, dtype, n, k, m, wv, sk, mb, npw, "
           "nt, status, median_us, ci_low_us, ci_high_us, n_samples, gbps, pct_of_ceiling, "
-          "sm_clock_mhz, mem_clock_mhz, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-          "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)")
+          "sm_clock_mhz, mem_clock_mhz, detail, gpu_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+          "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)")
       .bind_all(m.run_id, m.compile_id, m.kernel, m.dtype, m.n, m.k, m.m, m.config.wv, m.config.sk,
                 m.config.mb, m.config.npw, m.config.nt, to_string(m.status), m.median_us,
                 m.ci_low_us, m.ci_high_us, n_samples, m.gbps, m.pct_of_ceiling, m.sm_clock_mhz,
-                m.mem_clock_mhz, m.detail)
+                m.mem_clock_mhz, m.detail, m.gpu_id)
       .run();
   const Id id = conn_->last_insert_id();
   internal::insert_samples(*conn_, "samples", "measurement_id", id, samples);
@@ -238,9 +238,10 @@ Id Store::insert_baseline(const BaselineRow& b, std::span<const double> samples)
   conn_
       ->prepare(
           "INSERT INTO baselines(run_id, kind, n, k, m, median_us, ci_low_us, ci_high_us, "
-          "n_samples, gbps, algo) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+          "n_samples, gbps, algo, gpu_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+          "?12)")
       .bind_all(b.run_id, to_string(b.kind), b.n, b.k, b.m, b.median_us, b.ci_low_us, b.ci_high_us,
-                n_samples, b.gbps, b.algo)
+                n_samples, b.gbps, b.algo, b.gpu_id)
       .run();
   const Id id = conn_->last_insert_id();
   internal::insert_samples(*conn_, "baseline_samples", "baseline_id", id, samples);
