@@ -99,6 +99,38 @@ std::string_view to_string(StepPath s) {
 std::string_view to_string(StepStatus s) {
   return name_of(s, kStepStatus);
 }
+std::string_view generation_name(int gen) {
+  switch (gen) {
+    case kGenMmaSync:
+      return "mma_sync";
+    case kGenSm90a:
+      return "sm90a";
+    default:
+      return "?";
+  }
+}
+
+std::optional<int> parse_generation(std::string_view name) {
+  for (int g : {kGenMmaSync, kGenSm90a})
+    if (generation_name(g) == name) return g;
+  return std::nullopt;
+}
+
+std::string to_string(const Config& c) {
+  if (c.gen == kGenMmaSync && c.st == 0)
+    return fmt::format("({}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt);
+  const std::string_view name = generation_name(c.gen);
+  return fmt::format("{}({}, {}, {}, {}, {}, {})",
+                     name == "?" ? fmt::format("gen{}", c.gen) : std::string(name), c.wv, c.sk,
+                     c.mb, c.npw, c.nt, c.st);
+}
+
+std::string knob_tuple(const Config& c) {
+  if (c.gen == kGenMmaSync && c.st == 0)
+    return fmt::format("({}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt);
+  return fmt::format("({}, {}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt, c.st);
+}
+
 RunStatus parse_run_status(std::string_view s) {
   return parse(s, kRun, "run status");
 }

@@ -13,15 +13,36 @@ namespace r4::db {
 
 using Id = std::int64_t;
 
-// (WV, SK, MB, NPW, NT), the seeds' order (DESIGN.md "Config tuple").
+// A kernel config (DESIGN.md "Config tuple", kernels/config.hpp). Generation 0, the mma.sync
+// generation, has the seeds' tuple (WV, SK, MB, NPW, NT) and st = 0; generation 1, the sm90a
+// generation, has (WV, SK, MB, NPW, NT, ST), ST its shared-memory ring stages. The database
+// stores the generation by name (generation_name: "mma_sync", "sm90a"), next to the stable kernel
+// name, so a renumbering never changes what a row means (STYLE.md rule 6).
 struct Config {
   int wv = 1;
   int sk = 1;
   int mb = 1;
   int npw = 1;
   int nt = 0;
+  int gen = 0;  // 0: mma_sync, 1: sm90a (kernels::kGenMmaSync, kernels::kGenSm90a)
+  int st = 0;   // sm90a ring stages; 0 in generation 0
   friend auto operator<=>(const Config&, const Config&) = default;
 };
+
+// The generations the database knows, numbered as kernels/config.hpp numbers them (the db
+// library does not link the kernels; tests/db/generation_test.cpp holds the two equal).
+inline constexpr int kGenMmaSync = 0;
+inline constexpr int kGenSm90a = 1;
+// "mma_sync", "sm90a"; "?" for any other number.
+[[nodiscard]] std::string_view generation_name(int gen);
+// The inverse; none for an unknown name.
+[[nodiscard]] std::optional<int> parse_generation(std::string_view name);
+// kernels::to_string's text: "(WV, SK, MB, NPW, NT)" for generation 0 (the seeds' tuple),
+// "sm90a(WV, SK, MB, NPW, NT, ST)" for generation 1 (any other: "gen<G>(..., ST)").
+[[nodiscard]] std::string to_string(const Config& c);
+// The knobs alone, in the generation's order: "(WV, SK, MB, NPW, NT)" for mma_sync,
+// "(WV, SK, MB, NPW, NT, ST)" for any other generation (a table with a generation column).
+[[nodiscard]] std::string knob_tuple(const Config& c);
 
 enum class RunStatus { running, complete, partial, failed };
 enum class CompileStatus { ok, compile_error, spills, over_resources };

@@ -265,13 +265,33 @@ CREATE TABLE step_samples (
 ) WITHOUT ROWID;
 )sql";
 
-// Version 3 (issue 15): scale-out. One sweep may time on every GPU of a host and on many hosts
+// Version 3 (issue 12): the kernel generation of every config, and its extra knob. `gen` is the
+// generation's name (a database key like the kernel's, STYLE.md rule 6: "mma_sync" for the
+// seeds' (WV, SK, MB, NPW, NT) generation, "sm90a" for the bulk-copy / wgmma one), `st` the sm90a
+// generation's ring stages (0 for mma_sync; db::config_range_problem checks the pairing). ADD
+// COLUMN keeps every row, and the defaults are what every older row is: an mma.sync config.
+// Like the other config columns, the winners' carry no CHECK, so a bad row stays readable and is
+// reported (OnInvalid::flag) rather than refused. The compatible version becomes 3: a v2 reader
+// does not know the columns and would read an sm90a row as the mma.sync config of the same five
+// knobs, so it must refuse the file rather than emit a wrong table.
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE compiles ADD COLUMN gen TEXT NOT NULL DEFAULT 'mma_sync'
+  CHECK (gen IN ('mma_sync', 'sm90a'));
+ALTER TABLE compiles ADD COLUMN st INTEGER NOT NULL DEFAULT 0 CHECK (st BETWEEN 0 AND 64);
+ALTER TABLE measurements ADD COLUMN gen TEXT NOT NULL DEFAULT 'mma_sync'
+  CHECK (gen IN ('mma_sync', 'sm90a'));
+ALTER TABLE measurements ADD COLUMN st INTEGER NOT NULL DEFAULT 0 CHECK (st BETWEEN 0 AND 64);
+ALTER TABLE winners ADD COLUMN gen TEXT NOT NULL DEFAULT 'mma_sync';
+ALTER TABLE winners ADD COLUMN st INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+// Version 4 (issue 15): scale-out. One sweep may time on every GPU of a host and on many hosts
 // (MPI ranks), so every measured row says which physical GPU took it. `devices` stays the
 // identity of a GPU model (eight identical H200s are one devices row); `gpus` is one physical
 // GPU: its model, the host, its index there and its PCI bus id. Only new tables and new nullable
-// columns, so a v1 or v2 reader still reads a v3 file (compatible version stays 1), and rows
-// written before v3 have no GPU (NULL).
-constexpr const char* kSchemaV3 = R"sql(
+// columns, so a v3 reader still reads a v4 file (the compatible version stays 3), and rows
+// written before v4 have no GPU (NULL).
+constexpr const char* kSchemaV4 = R"sql(
 CREATE TABLE gpus (
   id         INTEGER PRIMARY KEY,
   device_id  INTEGER NOT NULL REFERENCES devices(id),
@@ -317,7 +337,8 @@ void write_meta(const Connection& c, int version, int compatible) {
 const Migration kMigrations[] = {
     {1, 1, [](const Connection& c) { c.exec(kSchemaV1); }},
     {2, 1, [](const Connection& c) { c.exec(kSchemaV2); }},
-    {3, 1, [](const Connection& c) { c.exec(kSchemaV3); }},
+    {3, 3, [](const Connection& c) { c.exec(kSchemaV3); }},
+    {4, 3, [](const Connection& c) { c.exec(kSchemaV4); }},
 };
 
 }  // namespace
@@ -325,6 +346,12 @@ const Migration kMigrations[] = {
 bool has_table(const Connection& c, const char* name) {
   auto s = c.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1");
   s.bind(1, name);
+  return s.step();
+}
+
+bool has_column(const Connection& c, const char* table, const char* column) {
+  auto s = c.prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2");
+  s.bind_all(table, column);
   return s.step();
 }
 

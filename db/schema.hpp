@@ -13,15 +13,17 @@
 namespace r4::db {
 
 // The schema this build writes. Bump it with a new Migration below; never edit an old one.
-inline constexpr int kSchemaVersion = 3;
-// The oldest schema version whose readers can still read a file this build writes. v2 only adds
-// tables, so a v1 build still reads (and writes) a v2 file; it just never sees floors or steps.
-// v3 adds tables and nullable columns (the GPU of each row): likewise.
-inline constexpr int kCompatibleVersion = 1;
+inline constexpr int kSchemaVersion = 4;
+// The oldest schema version whose readers can still read a file this build writes. v2 only added
+// tables (a v1 build could still read a v2 file); v3 adds the configs' generation and ST, which
+// an older reader would not see: it would take an sm90a row for an mma.sync one, so v3 files are
+// for v3 readers only. v4 adds the GPU of every measured row (tables and nullable columns): a v3
+// reader still reads a v4 file.
+inline constexpr int kCompatibleVersion = 3;
 // The oldest schema this build reads without migrating (read-only opens: emit, report, db show,
-// a merge's source). Every version since 1 only added tables and nullable columns, and the readers
-// treat a missing table as empty and a missing column as NULL: the committed H200 fixture is v1
-// and is read as it is.
+// a merge's source). Every version since 1 only added tables or columns with defaults, and the
+// readers treat a missing table as empty and a missing gen / st column as 'mma_sync' / 0: the
+// committed H200 fixture is v1 and is read as it is.
 inline constexpr int kOldestReadableVersion = 1;
 
 class SchemaError : public Error {
@@ -47,6 +49,7 @@ struct SchemaVersion {
 
 [[nodiscard]] SchemaVersion read_schema_version(const Connection& c);
 [[nodiscard]] bool has_table(const Connection& c, const char* name);
+[[nodiscard]] bool has_column(const Connection& c, const char* table, const char* column);
 
 // Brings `c` up to the last migration's version, one transaction per step. Throws SchemaError
 // when the file is newer than `steps` understands (compatible version > last step's version) or

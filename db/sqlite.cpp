@@ -168,7 +168,9 @@ void Connection::exec(const std::string& sql) const {
   if (rc != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errstr(rc);
     sqlite3_free(err);
-    throw Error(fmt::format("database '{}': {} (running: {:.120})", path_, msg, sql));
+    const auto text = fmt::format("database '{}': {} (running: {:.120})", path_, msg, sql);
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) throw BusyError(text);
+    throw Error(text);
   }
 }
 

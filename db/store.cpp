@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 #include <random>
+#include <thread>
 
 #include <fmt/core.h>
 
@@ -22,6 +23,13 @@ std::string config_range_problem(const Config& c) {
   if (c.mb < 1 || c.mb > 64) return bad("MB", c.mb);
   if (c.npw < 1 || c.npw > 64) return bad("NPW", c.npw);
   if (c.nt != 0 && c.nt != 1) return fmt::format("NT = {} is not 0 or 1", c.nt);
+  if (c.gen == kGenMmaSync) {
+    if (c.st != 0) return fmt::format("ST = {} in generation mma_sync, which has no ST", c.st);
+  } else if (c.gen == kGenSm90a) {
+    if (c.st < 1 || c.st > 64) return fmt::format("ST = {} is outside 1..64 (sm90a)", c.st);
+  } else {
+    return fmt::format("generation {} is not 0 (mma_sync) or 1 (sm90a)", c.gen);
+  }
   return {};
 }
 
@@ -75,6 +83,19 @@ void require_config(const Config& c, const char* what) {
 
 }  // namespace
 
+Store::Store(std::unique_ptr<Connection> c)
+    : conn_(std::move(c)),
+      has_v2_tables_(has_table(*conn_, "floors") && has_table(*conn_, "steps")),
+      has_v3_columns_(has_column(*conn_, "compiles", "gen") &&
+                      has_column(*conn_, "measurements", "gen") &&
+                      has_column(*conn_, "winners", "gen")),
+      has_v4_columns_(has_table(*conn_, "gpus")) {}
+
+std::string Store::gen_st_cols(const char* alias) const {
+  if (has_v3_columns_) return fmt::format("{0}gen, {0}st", alias);
+  return "'mma_sync', 0";
+}
+
 Store Store::open(const std::string& path) {
   auto c = std::make_unique<Connection>(path, OpenMode::read_write_create);
   // Refuse a foreign or too-new file before anything below writes to it (journal_mode does).
@@ -82,7 +103,19 @@ Store Store::open(const std::string& path) {
   // WAL: readers (a report) never block the sweep's writer and a kill never tears a page.
   // synchronous=NORMAL in WAL is durable against process crashes (the kill -9 test), not
   // against power loss, which costs at most the last commits and never the file.
-  c->exec("PRAGMA journal_mode = WAL");
+  // Switching a new file to WAL needs it to itself for a moment, and SQLite does not wait in the
+  // busy handler for that: several processes opening a new file at once retry here (seen with six
+  // at once: "database is locked (running: PRAGMA journal_mode = WAL)").
+  for (const auto until =
+           std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);;) {
+    try {
+      c->exec("PRAGMA journal_mode = WAL");
+      break;
+    } catch (const BusyError&) {
+      if (std::chrono::steady_clock::now() > until) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
   c->exec("PRAGMA synchronous = NORMAL");
   c->exec("PRAGMA foreign_keys = ON");
   migrate(*c, migrations());
@@ -172,16 +205,16 @@ Id Store::insert_compile(const CompileRow& c, std::optional<Id> run_id) {
   auto s = conn_->prepare(
       "INSERT INTO compiles(cache_key, kernel, wv, sk, mb, npw, nt, arch, source_hash, options, "
       "compiler_version, registers, spill_bytes, stack_bytes, shared_bytes, compile_seconds, "
-      "status, log, binary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-      "?15, ?16, ?17, ?18, ?19)");
+      "status, log, gen, st, binary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+      "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)");
   s.bind_all(c.cache_key, c.kernel, c.config.wv, c.config.sk, c.config.mb, c.config.npw,
              c.config.nt, c.arch, c.source_hash, c.options, c.compiler_version, c.registers,
              c.spill_bytes, c.stack_bytes, c.shared_bytes, c.compile_seconds, to_string(c.status),
-             c.log);
+             c.log, generation_name(c.config.gen), c.config.st);
   if (c.binary.empty())
-    s.bind(19, std::nullopt);
+    s.bind(21, std::nullopt);
   else
-    s.bind(19, std::span<const std::byte>(c.binary));
+    s.bind(21, std::span<const std::byte>(c.binary));
   s.run();
   const Id id = conn_->last_insert_id();
   if (run_id) link_compile(*run_id, id);
@@ -219,12 +252,13 @@ Id Store::insert_measurement(const MeasurementRow& m, std::span<const double> sa
       ->prepare(
           "INSERT INTO measurements(run_id, compile_id, kernel, dtype, n, k, m, wv, sk, mb, npw, "
           "nt, status, median_us, ci_low_us, ci_high_us, n_samples, gbps, pct_of_ceiling, "
-          "sm_clock_mhz, mem_clock_mhz, detail, gpu_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-          "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)")
+          "sm_clock_mhz, mem_clock_mhz, detail, gen, st, gpu_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+          "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, "
+          "?25)")
       .bind_all(m.run_id, m.compile_id, m.kernel, m.dtype, m.n, m.k, m.m, m.config.wv, m.config.sk,
                 m.config.mb, m.config.npw, m.config.nt, to_string(m.status), m.median_us,
                 m.ci_low_us, m.ci_high_us, n_samples, m.gbps, m.pct_of_ceiling, m.sm_clock_mhz,
-                m.mem_clock_mhz, m.detail, m.gpu_id)
+                m.mem_clock_mhz, m.detail, generation_name(m.config.gen), m.config.st, m.gpu_id)
       .run();
   const Id id = conn_->last_insert_id();
   internal::insert_samples(*conn_, "samples", "measurement_id", id, samples);
@@ -256,16 +290,17 @@ Id Store::insert_winner(const WinnerRow& w) {
       ->prepare(
           "INSERT INTO winners(run_id, measurement_id, kernel, dtype, n, k, band_limit, "
           "m_measured, wv, sk, mb, npw, nt, median_us, speedup_vs_bf16, speedup_vs_fp8, "
-          "remeasured) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-          "?16, ?17) ON CONFLICT(run_id, kernel, dtype, n, k, band_limit) DO UPDATE SET "
-          "measurement_id = excluded.measurement_id, m_measured = excluded.m_measured, "
+          "remeasured, gen, st) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+          "?14, ?15, ?16, ?17, ?18, ?19) ON CONFLICT(run_id, kernel, dtype, n, k, band_limit) DO "
+          "UPDATE SET measurement_id = excluded.measurement_id, m_measured = excluded.m_measured, "
           "wv = excluded.wv, sk = excluded.sk, mb = excluded.mb, npw = excluded.npw, "
-          "nt = excluded.nt, median_us = excluded.median_us, "
+          "nt = excluded.nt, gen = excluded.gen, st = excluded.st, median_us = excluded.median_us, "
           "speedup_vs_bf16 = excluded.speedup_vs_bf16, speedup_vs_fp8 = excluded.speedup_vs_fp8, "
           "remeasured = excluded.remeasured")
       .bind_all(w.run_id, w.measurement_id, w.kernel, w.dtype, w.n, w.k, w.band_limit, w.m_measured,
                 w.config.wv, w.config.sk, w.config.mb, w.config.npw, w.config.nt, w.median_us,
-                w.speedup_vs_bf16, w.speedup_vs_fp8, w.remeasured ? 1 : 0)
+                w.speedup_vs_bf16, w.speedup_vs_fp8, w.remeasured ? 1 : 0,
+                generation_name(w.config.gen), w.config.st)
       .run();
   auto s = conn_->prepare(
       "SELECT id FROM winners WHERE run_id = ?1 AND kernel = ?2 AND dtype = ?3 AND n = ?4 AND "

@@ -37,7 +37,8 @@ using ConfigValidator = std::function<bool(const KernelConfigRow&)>;
 enum class OnInvalid { reject, flag };
 
 // The range check every config read back or written goes through, whatever the validator says:
-// WV, SK, MB, NPW in 1..64, NT in {0, 1}. Returns an empty string when fine, else the reason.
+// WV, SK, MB, NPW in 1..64, NT in {0, 1}, a known generation (0 mma_sync, 1 sm90a), ST = 0 in
+// generation 0 and in 1..64 in generation 1. Returns an empty string when fine, else the reason.
 [[nodiscard]] std::string config_range_problem(const Config& c);
 
 // sha256 over the four provenance fields, length-prefixed so no two inputs collide by
@@ -97,7 +98,7 @@ class Store {
   Id insert_floor(const FloorRow& f, std::span<const double> samples = {});
   Id insert_step(const StepRow& s, std::span<const double> samples = {});
   void set_shape_name(Id run, std::int64_t n, std::int64_t k, const std::string& name);
-  // Schema v3 (store_gpus.cpp). The same GPU (device, host, ordinal, PCI bus id) returns the
+  // Schema v4 (store_gpus.cpp). The same GPU (device, host, ordinal, PCI bus id) returns the
   // existing row's id.
   Id upsert_gpu(const GpuRow& g);
   // Adds `r` to the run's row for its GPU: the rank is replaced, the ceiling kept from the first
@@ -136,12 +137,15 @@ class Store {
   [[nodiscard]] std::vector<double> step_samples(Id step) const;
   // Whether this file has the v2 tables (false only for an older file opened read-only).
   [[nodiscard]] bool has_floor_tables() const { return has_v2_tables_; }
-  // Schema v3; none / empty on an older file opened read-only. run_gpus in GPU id order.
+  // Whether its configs carry the v3 generation and ST columns (false only for an older file
+  // opened read-only, whose configs all read as generation mma_sync, ST 0).
+  [[nodiscard]] bool has_generation_columns() const { return has_v3_columns_; }
+  // Schema v4; none / empty on an older file opened read-only. run_gpus in GPU id order.
   [[nodiscard]] std::optional<GpuRow> gpu(Id id) const;
   [[nodiscard]] std::vector<RunGpuRow> run_gpus(Id run) const;
-  // Whether this file has the v3 tables and columns (false only for an older file opened
+  // Whether this file has the v4 tables and columns (false only for an older file opened
   // read-only: its rows read with no GPU).
-  [[nodiscard]] bool has_gpu_columns() const { return has_v3_columns_; }
+  [[nodiscard]] bool has_gpu_columns() const { return has_v4_columns_; }
   // Compiles this run linked, or that its checks or measurements refer to.
   [[nodiscard]] std::vector<CompileRow> compiles_for_run(Id run, bool with_binaries = false) const;
   // In the order they were named (the spec's order).
@@ -163,16 +167,17 @@ class Store {
   void export_csv(const std::string& path) const;
 
  private:
-  explicit Store(std::unique_ptr<Connection> c)
-      : conn_(std::move(c)),
-        has_v2_tables_(has_table(*conn_, "floors") && has_table(*conn_, "steps")),
-        has_v3_columns_(has_table(*conn_, "gpus")) {}
+  explicit Store(std::unique_ptr<Connection> c);
   void validate(const KernelConfigRow& row, const char* table, Id id) const;
   void require_run(Id run, const char* what) const;
+  // The select-list text of a config's gen and st columns of `table_alias` ("" or "m."): the
+  // columns themselves, or the constants an older file's rows all have.
+  [[nodiscard]] std::string gen_st_cols(const char* table_alias = "") const;
   std::unique_ptr<Connection> conn_;
   ConfigValidator validator_;
   bool has_v2_tables_ = true;
   bool has_v3_columns_ = true;
+  bool has_v4_columns_ = true;
 };
 
 }  // namespace r4::db

@@ -95,7 +95,7 @@ std::vector<FloorRow> Store::floors(Id run_id) const {
   if (!has_v2_tables_) return {};
   auto s = conn_->prepare(
       fmt::format("SELECT {} FROM floors WHERE run_id = ?1 ORDER BY kind = 'read', n, k, bytes",
-                  floor_cols(has_v3_columns_)));
+                  floor_cols(has_v4_columns_)));
   s.bind(1, run_id);
   std::vector<FloorRow> out;
   while (s.step()) out.push_back(read_floor_row(s));
@@ -111,7 +111,7 @@ std::vector<double> Store::floor_samples(Id floor) const {
 std::optional<FloorRow> Store::launch_floor(Id run_id) const {
   if (!has_v2_tables_) return std::nullopt;
   auto s = conn_->prepare(fmt::format("SELECT {} FROM floors WHERE run_id = ?1 AND kind = 'launch'",
-                                      floor_cols(has_v3_columns_)));
+                                      floor_cols(has_v4_columns_)));
   s.bind(1, run_id);
   if (!s.step()) return std::nullopt;
   return read_floor_row(s);
@@ -123,7 +123,7 @@ std::optional<FloorRow> Store::read_floor(Id run_id, std::int64_t n, std::int64_
   auto s = conn_->prepare(fmt::format(
       "SELECT {} FROM floors WHERE run_id = ?1 AND kind = 'read' AND n = ?2 AND k = ?3 AND "
       "bytes = ?4",
-      floor_cols(has_v3_columns_)));
+      floor_cols(has_v4_columns_)));
   s.bind_all(run_id, n, k, bytes);
   if (!s.step()) return std::nullopt;
   return read_floor_row(s);

@@ -1,4 +1,4 @@
-// Store: the physical GPUs (schema v3, `gpus` and `run_gpus`): which GPU of which host took each
+// Store: the physical GPUs (schema v4, `gpus` and `run_gpus`): which GPU of which host took each
 // row, and what each GPU did in a run (docs/DB.md "GPUs").
 #include <cmath>
 
@@ -62,7 +62,7 @@ void Store::set_run_ranks(Id run_id, int ranks) {
 }
 
 std::optional<GpuRow> Store::gpu(Id id) const {
-  if (!has_v3_columns_) return std::nullopt;
+  if (!has_v4_columns_) return std::nullopt;
   auto s =
       conn_->prepare("SELECT id, device_id, host, ordinal, pci_bus_id FROM gpus WHERE id = ?1");
   s.bind(1, id);
@@ -71,7 +71,7 @@ std::optional<GpuRow> Store::gpu(Id id) const {
 }
 
 std::vector<RunGpuRow> Store::run_gpus(Id run_id) const {
-  if (!has_v3_columns_) return {};
+  if (!has_v4_columns_) return {};
   auto s = conn_->prepare(
       "SELECT r.run_id, r.gpu_id, r.rank, r.ceiling_gbps, r.races, r.busy_seconds, "
       "r.idle_seconds, g.device_id, g.host, g.ordinal, g.pci_bus_id FROM run_gpus r "

@@ -112,9 +112,10 @@ void Store::export_csv(const std::string& out_path) const {
   std::ofstream out(out_path, std::ios::binary);
   if (!out) throw Error(fmt::format("cannot write '{}'", out_path));
   out << "run_uuid,run_status,spec_name,git_commit,device,arch,multiprocessors,driver_version,"
-         "runtime_version,compiler_version,kernel,dtype,n,k,m,wv,sk,mb,npw,nt,status,median_us,"
-         "ci_low_us,ci_high_us,n_samples,gbps,pct_of_ceiling,floor_us,x_floor,sm_clock_mhz,"
-         "mem_clock_mhz,source_hash,options,compile_key,gpu_host,gpu_ordinal,gpu_pci_bus_id\n";
+         "runtime_version,compiler_version,kernel,dtype,n,k,m,wv,sk,mb,npw,nt,gen,st,status,"
+         "median_us,ci_low_us,ci_high_us,n_samples,gbps,pct_of_ceiling,floor_us,x_floor,"
+         "sm_clock_mhz,mem_clock_mhz,source_hash,options,compile_key,gpu_host,gpu_ordinal,"
+         "gpu_pci_bus_id\n";
   // The read floor of the measurement's shape: same run, bytes = w4_weight_bytes(N, K). A file
   // from before schema v2 has no floors table, so its floor columns are empty.
   const std::string floor_join =
@@ -123,22 +124,23 @@ void Store::export_csv(const std::string& out_path) const {
                      : "";
   const std::string floor_col = has_v2_tables_ ? "f.median_us" : "NULL";
   // The GPU that took it (schema v3): host, device index, PCI bus id; empty before v3.
-  const std::string gpu_join = has_v3_columns_ ? "LEFT JOIN gpus g ON g.id = m.gpu_id " : "";
+  const std::string gpu_join = has_v4_columns_ ? "LEFT JOIN gpus g ON g.id = m.gpu_id " : "";
   const std::string gpu_cols =
-      has_v3_columns_ ? "g.host, g.ordinal, g.pci_bus_id" : "NULL, NULL, NULL";
+      has_v4_columns_ ? "g.host, g.ordinal, g.pci_bus_id" : "NULL, NULL, NULL";
   auto s = conn_->prepare(fmt::format(
       "SELECT r.uuid, r.status, r.spec_name, r.git_commit, coalesce(d.name, ''), "
       "coalesce(d.arch, ''), d.multiprocessors, coalesce(d.driver_version, ''), "
       "coalesce(d.runtime_version, ''), coalesce(d.compiler_version, ''), m.kernel, m.dtype, m.n, "
-      "m.k, m.m, m.wv, m.sk, m.mb, m.npw, m.nt, m.status, m.median_us, m.ci_low_us, m.ci_high_us, "
-      "m.n_samples, m.gbps, m.pct_of_ceiling, {}, m.sm_clock_mhz, m.mem_clock_mhz, "
+      "m.k, m.m, m.wv, m.sk, m.mb, m.npw, m.nt, {}, m.status, m.median_us, m.ci_low_us, "
+      "m.ci_high_us, m.n_samples, m.gbps, m.pct_of_ceiling, {}, m.sm_clock_mhz, m.mem_clock_mhz, "
       "coalesce(c.source_hash, ''), coalesce(c.options, ''), coalesce(c.cache_key, ''), {} "
       "FROM measurements m JOIN runs r ON r.id = m.run_id LEFT JOIN devices d ON d.id = "
       "r.device_id "
       "LEFT JOIN compiles c ON c.id = m.compile_id {}{}"
       "ORDER BY r.started_at, r.id, m.kernel, m.dtype, m.n, m.k, m.m, m.id",
-      floor_col, gpu_cols, floor_join, gpu_join));
-  constexpr int kMedian = 21, kFloor = 27, kColumns = 36;  // of the SELECT (x_floor is computed)
+      gen_st_cols("m."), floor_col, gpu_cols, floor_join, gpu_join));
+  // Columns of the SELECT (x_floor, after floor_us, is computed): compile_key and the GPU's.
+  constexpr int kMedian = 23, kFloor = 29, kColumns = 38;
   while (s.step()) {
     std::string line;
     for (int i = 0; i < kColumns; ++i) {

@@ -36,8 +36,20 @@ RunRow read_run(const Statement& s) {
   return r;
 }
 
-Config read_config(const Statement& s, int first) {
-  return {s.i32(first), s.i32(first + 1), s.i32(first + 2), s.i32(first + 3), s.i32(first + 4)};
+// The knobs at columns first..first + 4 and the generation's name and ST at gen_col and
+// gen_col + 1 (Store::gen_st_cols). An unknown generation name reads as generation -1, which
+// config_range_problem reports; `gen_problem` names it.
+Config read_config(const Statement& s, int first, int gen_col) {
+  Config c{s.i32(first), s.i32(first + 1), s.i32(first + 2), s.i32(first + 3), s.i32(first + 4)};
+  c.gen = parse_generation(s.text(gen_col)).value_or(-1);
+  c.st = s.i32(gen_col + 1);
+  return c;
+}
+
+std::string gen_problem(const Statement& s, int gen_col) {
+  const std::string name = s.text(gen_col);
+  if (parse_generation(name)) return {};
+  return fmt::format("unknown generation '{}' (known: mma_sync, sm90a)", name);
 }
 
 }  // namespace
@@ -47,8 +59,7 @@ void Store::validate(const KernelConfigRow& row, const char* table, Id id) const
   if (problem.empty() && (row.n <= 0 || row.k <= 0 || row.m <= 0))
     problem = fmt::format("non-positive size N={} K={} M={}", row.n, row.k, row.m);
   if (problem.empty() && validator_ && !validator_(row))
-    problem = fmt::format("config ({}, {}, {}, {}, {}) is not valid for {} on {}", row.config.wv,
-                          row.config.sk, row.config.mb, row.config.npw, row.config.nt, row.kernel,
+    problem = fmt::format("config {} is not valid for {} on {}", to_string(row.config), row.kernel,
                           row.arch.empty() ? "an unknown arch" : row.arch);
   if (!problem.empty())
     throw InvalidRow(fmt::format("{} row {} ({} {} N={} K={} M={}) in '{}': {}", table, id,
@@ -57,7 +68,7 @@ void Store::validate(const KernelConfigRow& row, const char* table, Id id) const
 
 std::vector<RunRow> Store::list_runs() const {
   auto s = conn_->prepare(
-      fmt::format("SELECT {} FROM runs ORDER BY started_at, id", run_cols(has_v3_columns_)));
+      fmt::format("SELECT {} FROM runs ORDER BY started_at, id", run_cols(has_v4_columns_)));
   std::vector<RunRow> out;
   while (s.step()) out.push_back(read_run(s));
   return out;
@@ -65,7 +76,7 @@ std::vector<RunRow> Store::list_runs() const {
 
 RunRow Store::run(Id id) const {
   auto s =
-      conn_->prepare(fmt::format("SELECT {} FROM runs WHERE id = ?1", run_cols(has_v3_columns_)));
+      conn_->prepare(fmt::format("SELECT {} FROM runs WHERE id = ?1", run_cols(has_v4_columns_)));
   s.bind(1, id);
   if (!s.step()) throw NotFound(fmt::format("no run {} in '{}'", id, path()));
   return read_run(s);
@@ -77,7 +88,7 @@ RunRow Store::resolve_run(const std::string& ref) const {
     auto s =
         conn_->prepare(fmt::format("SELECT {} FROM runs WHERE status IN ('complete', 'partial') "
                                    "ORDER BY started_at DESC, id DESC LIMIT 1",
-                                   run_cols(has_v3_columns_)));
+                                   run_cols(has_v4_columns_)));
     if (!s.step())
       throw NotFound(fmt::format("'{}' has no complete or partial run to call latest", path()));
     return read_run(s);
@@ -90,7 +101,7 @@ RunRow Store::resolve_run(const std::string& ref) const {
         fmt::format("run '{}': give an id, 'latest' or at least 4 uuid characters", ref));
   auto s = conn_->prepare(
       fmt::format("SELECT {} FROM runs WHERE substr(uuid, 1, length(?1)) = ?1 ORDER BY id",
-                  run_cols(has_v3_columns_)));
+                  run_cols(has_v4_columns_)));
   s.bind(1, ref);
   std::vector<RunRow> found;
   while (s.step()) found.push_back(read_run(s));
@@ -164,10 +175,11 @@ RunCounts Store::counts(Id run_id) const {
 std::vector<WinnerRow> Store::winners(Id run_id, OnInvalid on) const {
   const RunRow r = run(run_id);
   const auto dev = run_device(r);
-  auto s = conn_->prepare(
+  auto s = conn_->prepare(fmt::format(
       "SELECT id, run_id, measurement_id, kernel, dtype, n, k, band_limit, m_measured, wv, sk, "
-      "mb, npw, nt, median_us, speedup_vs_bf16, speedup_vs_fp8, remeasured FROM winners "
-      "WHERE run_id = ?1 ORDER BY kernel, dtype, n, k, band_limit");
+      "mb, npw, nt, median_us, speedup_vs_bf16, speedup_vs_fp8, remeasured, {} FROM winners "
+      "WHERE run_id = ?1 ORDER BY kernel, dtype, n, k, band_limit",
+      gen_st_cols()));
   s.bind(1, run_id);
   std::vector<WinnerRow> out;
   while (s.step()) {
@@ -181,12 +193,15 @@ std::vector<WinnerRow> Store::winners(Id run_id, OnInvalid on) const {
     w.k = s.i64(6);
     w.band_limit = s.i32(7);
     w.m_measured = s.i32(8);
-    w.config = read_config(s, 9);
+    w.config = read_config(s, 9, 18);
     w.median_us = s.f64(14);
     w.speedup_vs_bf16 = s.opt_f64(15);
     w.speedup_vs_fp8 = s.opt_f64(16);
     w.remeasured = s.i32(17) != 0;
     try {
+      if (auto p = gen_problem(s, 18); !p.empty())
+        throw InvalidRow(fmt::format("winners row {} ({} {} N={} K={} M={}) in '{}': {}", w.id,
+                                     w.kernel, w.dtype, w.n, w.k, w.m_measured, path(), p));
       validate({w.kernel, w.dtype, dev ? dev->arch : "", w.n, w.k, w.m_measured, w.config},
                "winners", w.id);
       if (w.m_measured > w.band_limit)
@@ -205,9 +220,9 @@ std::vector<MeasurementRow> Store::measurements(Id run_id) const {
   auto s = conn_->prepare(fmt::format(
       "SELECT id, run_id, compile_id, kernel, dtype, n, k, m, wv, sk, mb, npw, nt, status, "
       "median_us, ci_low_us, ci_high_us, n_samples, gbps, pct_of_ceiling, sm_clock_mhz, "
-      "mem_clock_mhz, detail, {} FROM measurements WHERE run_id = ?1 "
+      "mem_clock_mhz, detail, {}, {} FROM measurements WHERE run_id = ?1 "
       "ORDER BY kernel, dtype, n, k, m, median_us IS NULL, median_us, id",
-      has_v3_columns_ ? "gpu_id" : "NULL"));
+      gen_st_cols(), has_v4_columns_ ? "gpu_id" : "NULL"));
   s.bind(1, run_id);
   std::vector<MeasurementRow> out;
   while (s.step()) {
@@ -220,7 +235,7 @@ std::vector<MeasurementRow> Store::measurements(Id run_id) const {
     m.n = s.i64(5);
     m.k = s.i64(6);
     m.m = s.i32(7);
-    m.config = read_config(s, 8);
+    m.config = read_config(s, 8, 23);
     m.status = parse_measurement_status(s.text(13));
     m.median_us = s.opt_f64(14);
     m.ci_low_us = s.opt_f64(15);
@@ -231,9 +246,11 @@ std::vector<MeasurementRow> Store::measurements(Id run_id) const {
     m.sm_clock_mhz = s.opt_i32(20);
     m.mem_clock_mhz = s.opt_i32(21);
     m.detail = s.text(22);
-    m.gpu_id = s.opt_i64(23);
+    m.gpu_id = s.opt_i64(25);
     // Range checks only: a measurement of a config the validator now rejects is still history.
-    if (auto p = config_range_problem(m.config); !p.empty())
+    std::string p = gen_problem(s, 23);
+    if (p.empty()) p = config_range_problem(m.config);
+    if (!p.empty())
       throw InvalidRow(fmt::format("measurements row {} in '{}': {}", m.id, path(), p));
     out.push_back(std::move(m));
   }
@@ -254,7 +271,7 @@ std::vector<BaselineRow> Store::baselines(Id run_id) const {
   auto s = conn_->prepare(fmt::format(
       "SELECT id, run_id, kind, n, k, m, median_us, ci_low_us, ci_high_us, n_samples, gbps, algo, "
       "{} FROM baselines WHERE run_id = ?1 ORDER BY kind, n, k, m",
-      has_v3_columns_ ? "gpu_id" : "NULL"));
+      has_v4_columns_ ? "gpu_id" : "NULL"));
   s.bind(1, run_id);
   std::vector<BaselineRow> out;
   while (s.step()) {
@@ -281,7 +298,7 @@ std::vector<CheckRow> Store::checks(Id run_id) const {
   auto s = conn_->prepare(fmt::format(
       "SELECT id, run_id, compile_id, n, k, m, status, max_error, tolerance, detail, {} "
       "FROM checks WHERE run_id = ?1 ORDER BY id",
-      has_v3_columns_ ? "gpu_id" : "NULL"));
+      has_v4_columns_ ? "gpu_id" : "NULL"));
   s.bind(1, run_id);
   std::vector<CheckRow> out;
   while (s.step()) {
@@ -308,12 +325,13 @@ constexpr const char* kCompileCols =
     "id, cache_key, kernel, wv, sk, mb, npw, nt, arch, source_hash, options, compiler_version, "
     "registers, spill_bytes, stack_bytes, shared_bytes, compile_seconds, status, log";
 
+// Read from "SELECT {kCompileCols}, binary-or-NULL, {gen_st_cols}": gen and st at 20 and 21.
 CompileRow read_compile(const Statement& s, bool with_binary) {
   CompileRow c;
   c.id = s.i64(0);
   c.cache_key = s.text(1);
   c.kernel = s.text(2);
-  c.config = read_config(s, 3);
+  c.config = read_config(s, 3, 20);
   c.arch = s.text(8);
   c.source_hash = s.text(9);
   c.options = s.text(10);
@@ -332,22 +350,23 @@ CompileRow read_compile(const Statement& s, bool with_binary) {
 }  // namespace
 
 std::optional<CompileRow> Store::find_compile(const std::string& cache_key) const {
-  auto s = conn_->prepare(
-      fmt::format("SELECT {}, binary FROM compiles WHERE cache_key = ?1", kCompileCols));
+  auto s = conn_->prepare(fmt::format("SELECT {}, binary, {} FROM compiles WHERE cache_key = ?1",
+                                      kCompileCols, gen_st_cols()));
   s.bind(1, cache_key);
   if (!s.step()) return std::nullopt;
   CompileRow c = read_compile(s, true);
-  if (auto p = config_range_problem(c.config); !p.empty())
-    throw InvalidRow(fmt::format("compiles row {} in '{}': {}", c.id, path(), p));
+  std::string p = gen_problem(s, 20);
+  if (p.empty()) p = config_range_problem(c.config);
+  if (!p.empty()) throw InvalidRow(fmt::format("compiles row {} in '{}': {}", c.id, path(), p));
   return c;
 }
 
 std::vector<CompileRow> Store::compiles_for_run(Id run_id, bool with_binaries) const {
   auto s = conn_->prepare(fmt::format(
-      "SELECT {}, {} FROM compiles WHERE id IN (SELECT compile_id FROM checks WHERE run_id = ?1 "
-      "UNION SELECT compile_id FROM measurements WHERE run_id = ?1 "
+      "SELECT {}, {}, {} FROM compiles WHERE id IN (SELECT compile_id FROM checks WHERE "
+      "run_id = ?1 UNION SELECT compile_id FROM measurements WHERE run_id = ?1 "
       "UNION SELECT compile_id FROM run_compiles WHERE run_id = ?1) ORDER BY id",
-      kCompileCols, with_binaries ? "binary" : "NULL"));
+      kCompileCols, with_binaries ? "binary" : "NULL", gen_st_cols()));
   s.bind(1, run_id);
   std::vector<CompileRow> out;
   while (s.step()) out.push_back(read_compile(s, with_binaries));

@@ -101,7 +101,7 @@ std::vector<StepRow> Store::steps(Id run_id) const {
   order += " END";
   auto s =
       conn_->prepare(fmt::format("SELECT {} FROM steps WHERE run_id = ?1 ORDER BY name, m, {}, id",
-                                 step_cols(has_v3_columns_), order));
+                                 step_cols(has_v4_columns_), order));
   s.bind(1, run_id);
   std::vector<StepRow> out;
   while (s.step()) out.push_back(read_step_row(s));

@@ -50,7 +50,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
                  void* __restrict__ ws,           // split-K workspace (SK > 1)
                  int M, int N, int K) {
   R4_TEST_FAULT_HOOK(C)
-  r4_pdl_launch_dependents();  // the next kernel may start streaming its weights (prelude.h)
+  if (R4_PDL_TRIGGER == 1) r4_pdl_launch_dependents();  // the next kernel may start (prelude.h)
   const int lane = r4_lane();
   const int warp = (int)(threadIdx.x >> 5);
   const int g = lane >> 2;
@@ -159,6 +159,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
     }
   }
   r4_cp_async_wait<0>();
+  if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
 #pragma unroll

@@ -13,6 +13,21 @@ typedef long long i64;
 typedef signed char i8;
 struct __align__(16) u32x4 { u32 x, y, z, w; };
 
+// Where the GEMMs let the next kernel of a stream launch under programmatic dependent launch
+// (r4_pdl_launch_dependents): 1 at entry (the next kernel's CTAs take free SM slots and start
+// streaming their weights at once), 2 after the main loop (only the epilogue and the split-K
+// reduction overlap), 0 never (the dependent launches when this grid exits). A launch option's
+// timing question, not a result: every placement gives identical bits (the dependent's wait is
+// what orders the data).
+// Default 2 (H200, 2026-11-30, four-GEMM chains at M = 8 with and without PDL: the mma.sync
+// generation 70.3 -> 67.5 us with 2 and 67.0 with 1; the sm90a generation 78.1 -> 72.2 with 2 and
+// 76.6 with 1; and in the six-shape dflash chain with the trigger at entry PDL was slower than
+// plain stream order, 86.7 against 70.1 us at M = 1: with every kernel triggering at entry, a
+// kernel two or three launches ahead can be resident and waiting while its predecessors run).
+#ifndef R4_PDL_TRIGGER
+#define R4_PDL_TRIGGER 2
+#endif
+
 #if defined(__HIPCC_RTC__) || defined(__HIP_DEVICE_COMPILE__) || defined(__HIPCC__)
 #define R4_AMD 1
 #define R4_EXTERN extern "C" __global__
@@ -23,6 +38,8 @@ __device__ inline int r4_lane() { return __lane_id(); }
 template <int NT> __device__ inline u32x4 r4_ld_weight(const u32x4* p) { return NT ? __builtin_nontemporal_load(p) : *p; }
 // 16-byte read-only global load for activations
 __device__ inline u32x4 r4_ld_act16(const void* p) { return *static_cast<const u32x4*>(p); }
+// 16-byte global load of data a previous kernel wrote (plain on AMD: no PDL there)
+__device__ inline u32x4 r4_ld_cg16(const void* p) { return *static_cast<const u32x4*>(p); }
 // 4-byte read-only global load
 __device__ inline u32 r4_ld_u32(const u32* p) { return *p; }
 // f32 load that bypasses the (non-coherent) L1: split-K partials written by other blocks
@@ -72,6 +89,9 @@ template <int NT> __device__ inline u32x4 r4_ld_weight(const u32x4* p) {
 }
 // 16-byte read-only global load for activations (L1-cached: every warp of the block reuses them)
 __device__ inline u32x4 r4_ld_act16(const void* p) { u32x4 v; asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p)); return v; }
+// 16-byte global load cached in L2 only: activations a previous kernel wrote (under PDL, read
+// after griddepcontrol.wait; L2 is where that kernel's writes are visible)
+__device__ inline u32x4 r4_ld_cg16(const void* p) { u32x4 v; asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p)); return v; }
 // 4-byte read-only global load (scale dwords)
 __device__ inline u32 r4_ld_u32(const u32* p) { u32 v; asm volatile("ld.global.nc.u32 %0, [%1];\n" : "=r"(v) : "l"(p)); return v; }
 // f32 load cached in L2 only: split-K partials written by other blocks (L1 is not coherent)

@@ -3,7 +3,8 @@
 // rounding HALF TO EVEN (rintf under the default rounding mode; the CPU reference
 // kernels/reference.cpp uses std::nearbyint and the same f32 operations, so results match bit for
 // bit). A row of zeros gives sa = 0 and q = 0. One block of 256 threads per row; K a multiple of 8,
-// A 16-byte aligned. No config knobs: it is one read of M*K*2 bytes.
+// A 16-byte aligned. No config knobs: it is one read of M*K*2 bytes. A is read through L2 only
+// (ld.global.cg): it is the previous kernel's output, under PDL read after griddepcontrol.wait.
 #include "kernels/prelude.h"
 
 #define R4_QA_THREADS 256
@@ -13,17 +14,18 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
               i8* __restrict__ Aq,         // [M, K] int8
               float* __restrict__ sa,      // [M] f32
               int M, int K) {
-  // Under programmatic dependent launch (kernels/prelude.h): the next kernel (the w4a8 GEMM) may
-  // start streaming its weights at once; A is the previous kernel's output, so wait before it.
-  r4_pdl_launch_dependents();
+  // Under programmatic dependent launch (kernels/prelude.h): A is the previous kernel's output, so
+  // wait before reading it; then let the next kernel (the w4a8 GEMM) start streaming its weights.
   r4_pdl_wait();
+  r4_pdl_launch_dependents();  // after the wait: the GEMM that follows starts no earlier than A is
+                               // complete (a trigger at entry let it launch during the GEMM before)
   const int row = (int)blockIdx.x;
   if (row >= M) return;
   const u32x4* src = reinterpret_cast<const u32x4*>(A + (i64)row * K);
   const int n8 = K >> 3;  // 8 bf16 per 16-byte load
   float amax = 0.0f;
   for (int i = (int)threadIdx.x; i < n8; i += R4_QA_THREADS) {
-    const u32x4 v = r4_ld_act16(src + i);
+    const u32x4 v = r4_ld_cg16(src + i);
     const u32 w[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
@@ -46,7 +48,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
   if (threadIdx.x == 0) sa[row] = amax / 127.0f;
   u32* dst = reinterpret_cast<u32*>(Aq + (i64)row * K);
   for (int i = (int)threadIdx.x; i < n8; i += R4_QA_THREADS) {
-    const u32x4 v = r4_ld_act16(src + i);
+    const u32x4 v = r4_ld_cg16(src + i);
     const u32 w[4] = {v.x, v.y, v.z, v.w};
     u32 out[2] = {0u, 0u};
 #pragma unroll

@@ -44,8 +44,11 @@ std::string emit_cpp(const db::Store& store, db::Id run) {
       t.run.r4tune_version, t.run.git_commit);
   out += comment_lines("notes: ", t.run.notes);
   out +=
-      R"(// Rows: (N, K, M limit, WV, SK, MB, NPW, NT), bands ascending per shape; the first band whose
-// limit is >= M serves M. A shape with no rows is declined, never guessed.
+      R"(// Rows: (N, K, M limit, WV, SK, MB, NPW, NT, GEN, ST), bands ascending per shape; the first band
+// whose limit is >= M serves M. A shape with no rows is declined, never guessed. GEN is the kernel
+// generation that won the band (kernels/config.hpp): 0 = mma_sync, whose config is the seeds'
+// (WV, SK, MB, NPW, NT) and ST = 0; 1 = sm90a, whose config is (WV, SK, MB, NPW, NT, ST), ST its
+// shared-memory ring stages.
 #pragma once
 
 #include <cstddef>
@@ -54,6 +57,8 @@ std::string emit_cpp(const db::Store& store, db::Id run) {
 #define R4D_TABLE_ROW_DEFINED
 struct r4d_table_row {
   int n, k, m_limit, wv, sk, mb, npw, nt;
+  int gen = 0;  // 0: mma_sync, 1: sm90a (rows of 8 integers, from before generations, are 0)
+  int st = 0;   // sm90a ring stages; 0 in generation 0
 };
 
 // The generated tables' static checks: configs in range, bands ascending within each shape.
@@ -64,6 +69,8 @@ constexpr bool r4d_table_rows_valid(const r4d_table_row (&rows)[N]) {
     if (r.n <= 0 || r.k <= 0 || r.m_limit <= 0) return false;
     if (r.wv < 1 || r.wv > 64 || r.sk < 1 || r.sk > 64 || r.mb < 1 || r.mb > 64) return false;
     if (r.npw < 1 || r.npw > 64 || (r.nt != 0 && r.nt != 1)) return false;
+    if (r.gen != 0 && r.gen != 1) return false;
+    if (r.gen == 0 ? r.st != 0 : (r.st < 1 || r.st > 64)) return false;
     if (i > 0 && rows[i - 1].n == r.n && rows[i - 1].k == r.k && rows[i - 1].m_limit >= r.m_limit)
       return false;
   }
@@ -83,8 +90,9 @@ namespace r4d::generated {
     for (const ShapeTable& s : k.shapes) {
       for (std::size_t i = 0; i < s.bands.size(); ++i) {
         const auto& b = s.bands[i];
-        out += fmt::format("    {{{}, {}, {}, {}, {}, {}, {}, {}}},", s.n, s.k, b.m_limit,
-                           b.config.wv, b.config.sk, b.config.mb, b.config.npw, b.config.nt);
+        out += fmt::format("    {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}}},", s.n, s.k, b.m_limit,
+                           b.config.wv, b.config.sk, b.config.mb, b.config.npw, b.config.nt,
+                           b.config.gen, b.config.st);
         if (i == 0) out += fmt::format("  // {} {}", s.name, speedup_range(s));
         out += "\n";
       }

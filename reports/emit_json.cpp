@@ -30,7 +30,11 @@ std::string emit_json(const db::Store& store, db::Id run) {
                    {"compiler_version", t.device->compiler_version}};
   else
     j["device"] = nullptr;
+  // Every band's "config" is the five knobs both generations share, in this order; "generation"
+  // says which generation won it and "st" is the sm90a generation's sixth knob (0 for mma_sync).
   j["config_order"] = {"WV", "SK", "MB", "NPW", "NT"};
+  j["generations"] = {{"mma_sync", {"WV", "SK", "MB", "NPW", "NT"}},
+                      {"sm90a", {"WV", "SK", "MB", "NPW", "NT", "ST"}}};
   j["speedup_baseline"] = "fp8_block";
   j["a8_m"] = t.a8_m;
   J tables = J::array();
@@ -41,7 +45,9 @@ std::string emit_json(const db::Store& store, db::Id run) {
       for (const Band& b : s.bands) {
         J jb = {{"m_limit", b.m_limit},
                 {"m_measured", b.m_measured},
+                {"generation", std::string(db::generation_name(b.config.gen))},
                 {"config", {b.config.wv, b.config.sk, b.config.mb, b.config.npw, b.config.nt}},
+                {"st", b.config.st},
                 {"median_us", b.median_us}};
         jb["speedup_vs_bf16"] = b.speedup_vs_bf16 ? J(*b.speedup_vs_bf16) : J(nullptr);
         jb["speedup_vs_fp8"] = b.speedup_vs_fp8 ? J(*b.speedup_vs_fp8) : J(nullptr);

@@ -20,6 +20,15 @@ std::string comment_lines(const std::string& prefix, const std::string& text) {
   return out;
 }
 
+// The seeds' 5-tuple for the mma_sync generation; the generation's name first, then its knobs
+// in _CFG_KNOBS order, for any other.
+std::string python_config(const db::Config& c) {
+  if (c.gen == db::kGenMmaSync)
+    return fmt::format("({}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt);
+  return fmt::format("(\"{}\", {}, {}, {}, {}, {}, {})", db::generation_name(c.gen), c.wv, c.sk,
+                     c.mb, c.npw, c.nt, c.st);
+}
+
 }  // namespace
 
 std::string emit_python(const db::Store& store, db::Id run) {
@@ -31,16 +40,20 @@ std::string emit_python(const db::Store& store, db::Id run) {
       t.run.r4tune_version, t.run.git_commit);
   out += comment_lines("notes: ", t.run.notes);
   out +=
-      "# (N, K) -> [(M limit, (WV, SK, MB, NPW, NT))] in ascending M, measured at each band's top "
-      "M.\n# Trailing comments: speedup over block-fp8 at the lowest .. the highest band.\n";
+      "# (N, K) -> [(M limit, config)] in ascending M, measured at each band's top M. A config\n"
+      "# is the mma_sync generation's (WV, SK, MB, NPW, NT), the seeds' tuple, or a tuple that\n"
+      "# starts with its generation's name, (\"sm90a\", WV, SK, MB, NPW, NT, ST); _CFG_KNOBS\n"
+      "# gives each generation's knob order.\n"
+      "# Trailing comments: speedup over block-fp8 at the lowest .. the highest band.\n"
+      "_CFG_KNOBS: dict = {\"mma_sync\": (\"WV\", \"SK\", \"MB\", \"NPW\", \"NT\"), "
+      "\"sm90a\": (\"WV\", \"SK\", \"MB\", \"NPW\", \"NT\", \"ST\")}\n";
   for (const KernelTable& k : t.tables) {
     out += fmt::format("\n# {}, dtype {}\n{}: dict = {{\n", k.kernel, k.dtype, k.python_name);
     for (const ShapeTable& s : k.shapes) {
       out += fmt::format("    ({}, {}): [", s.n, s.k);
       for (std::size_t i = 0; i < s.bands.size(); ++i) {
         const auto& b = s.bands[i];
-        out += fmt::format("{}({}, ({}, {}, {}, {}, {}))", i ? ", " : "", b.m_limit, b.config.wv,
-                           b.config.sk, b.config.mb, b.config.npw, b.config.nt);
+        out += fmt::format("{}({}, {})", i ? ", " : "", b.m_limit, python_config(b.config));
       }
       out += fmt::format("],  # {} {}\n", s.name, speedup_range(s));
     }

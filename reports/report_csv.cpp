@@ -20,7 +20,8 @@ std::string report_csv(const db::Store& store, db::Id run) {
   using db::csv_field;
   using db::csv_num;
   std::string out =
-      "run_uuid,kernel,dtype,shape,n,k,m,wv,sk,mb,npw,nt,status,median_us,ci_low_us,ci_high_us,"
+      "run_uuid,kernel,dtype,shape,n,k,m,wv,sk,mb,npw,nt,gen,st,status,median_us,ci_low_us,"
+      "ci_high_us,"
       "n_samples,gbps,pct_of_ceiling,floor_us,x_floor,bf16_us,fp8_block_us,speedup_vs_bf16,"
       "speedup_vs_fp8,winner,band_limit\n";
   for (const auto& m : d.measurements) {
@@ -33,12 +34,12 @@ std::string report_csv(const db::Store& store, db::Id run) {
     };
     const auto* w = d.winner_for(m);
     out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         csv_field(d.run.uuid), csv_field(m.kernel), csv_field(m.dtype),
         csv_field(d.shape_name(m.n, m.k)), m.n, m.k, m.m, m.config.wv, m.config.sk, m.config.mb,
-        m.config.npw, m.config.nt, db::to_string(m.status), csv_num(m.median_us),
-        csv_num(m.ci_low_us), csv_num(m.ci_high_us), m.n_samples, csv_num(m.gbps),
-        csv_num(m.pct_of_ceiling), csv_num(d.floor_us(m.n, m.k)),
+        m.config.npw, m.config.nt, db::generation_name(m.config.gen), m.config.st,
+        db::to_string(m.status), csv_num(m.median_us), csv_num(m.ci_low_us), csv_num(m.ci_high_us),
+        m.n_samples, csv_num(m.gbps), csv_num(m.pct_of_ceiling), csv_num(d.floor_us(m.n, m.k)),
         ratio(d.x_floor(m.median_us, m.n, m.k)), bf ? csv_num(bf->median_us) : "",
         fp ? csv_num(fp->median_us) : "", ratio(over(bf)), ratio(over(fp)), w ? 1 : 0,
         w ? std::to_string(w->band_limit) : "");

@@ -35,10 +35,6 @@ tr.dispatched td { background: #eef6ff; font-weight: 600; }
 .muted { color: #666; font-size: 12px; }
 )css";
 
-std::string cfg(const db::Config& c) {
-  return fmt::format("({}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt);
-}
-
 }  // namespace
 
 std::string report_html(const db::Store& store, db::Id run_id) {
@@ -155,8 +151,12 @@ std::string report_html(const db::Store& store, db::Id run_id) {
         o += "<td>–</td>";
         continue;
       }
-      o += fmt::format("<td title=\"{} {}\">{} <span class=\"muted\">({})</span></td>", hit->kernel,
-                       cfg(hit->config), fmt_x(hit->speedup_vs_fp8), fmt_x(hit->speedup_vs_bf16));
+      o += fmt::format("<td title=\"{} {}\">{} <span class=\"muted\">({}){}</span></td>",
+                       hit->kernel, db::to_string(hit->config), fmt_x(hit->speedup_vs_fp8),
+                       fmt_x(hit->speedup_vs_bf16),
+                       hit->config.gen == db::kGenMmaSync
+                           ? ""
+                           : fmt::format(" {}", db::generation_name(hit->config.gen)));
       if (hit->speedup_vs_fp8) a.points.emplace_back(hit->m_measured, *hit->speedup_vs_fp8);
       if (hit->speedup_vs_bf16) b.points.emplace_back(hit->m_measured, *hit->speedup_vs_bf16);
     }
@@ -166,7 +166,8 @@ std::string report_html(const db::Store& store, db::Id run_id) {
   }
   o += "</table>\n<p class=\"muted\">Dispatched: w4a16 up to M = " + std::to_string(t.a8_m) +
        ", w4a8 above. Cells: speedup over block-fp8 (over bf16), both measured at the band's top M "
-       "in this run.</p>\n";
+       "in this run; a winner of the sm90a generation says so.</p>\n";
+  o += html_generations_table(d);
   o += "<div class=\"plots\">\n" + svg_line_plot(sp_fp8) + svg_line_plot(sp_bf16) + "</div>\n";
   o += html_x_floor_plot(d);
   o += html_steps_section(d);
@@ -182,8 +183,9 @@ std::string report_html(const db::Store& store, db::Id run_id) {
           "streamed once, launch and tail included).</p>\n",
           floor->median_us, floor->gbps ? fmt::format(", {:.0f} GB/s", *floor->gbps) : "",
           static_cast<double>(floor->bytes) / 1e6);
-    o += "<table>\n<tr><th>band M ≤</th><th>M</th><th class=\"l\">kernel</th><th>config (WV, SK, "
-         "MB, NPW, NT)</th><th>median µs [95% CI]</th><th>GB/s</th><th>% ceiling</th>"
+    o += "<table>\n<tr><th>band M ≤</th><th>M</th><th class=\"l\">kernel</th>"
+         "<th class=\"l\">generation</th><th>config (WV, SK, MB, NPW, NT[, ST])</th>"
+         "<th>median µs [95% CI]</th><th>GB/s</th><th>% ceiling</th>"
          "<th>floor µs</th><th>× floor</th>"
          "<th>bf16 µs</th><th>× bf16</th><th>fp8 µs</th><th>× fp8</th><th>timed</th>"
          "<th>raced out</th><th>failed</th><th>pruned</th></tr>\n";
@@ -222,12 +224,14 @@ std::string report_html(const db::Store& store, db::Id run_id) {
           ci = fmt::format(" <span class=\"muted\">[{:.2f}, {:.2f}]</span>", *meas->ci_low_us,
                            *meas->ci_high_us);
         o += fmt::format(
-            "<tr{}><td>{}</td><td>{}</td><td class=\"l\">{}{}</td><td>{}</td><td>{:.2f}{}</td>"
+            "<tr{}><td>{}</td><td>{}</td><td class=\"l\">{}{}</td><td class=\"l\">{}</td>"
+            "<td>{}</td><td>{:.2f}{}</td>"
             "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
             "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
             disp ? " class=\"dispatched\"" : "", band, m, html_escape(kn),
-            w->problem.empty() ? "" : " <span class=\"bad\">(invalid)</span>", cfg(w->config),
-            w->median_us, ci, meas && meas->gbps ? fmt::format("{:.0f}", *meas->gbps) : "–",
+            w->problem.empty() ? "" : " <span class=\"bad\">(invalid)</span>",
+            db::generation_name(w->config.gen), db::knob_tuple(w->config), w->median_us, ci,
+            meas && meas->gbps ? fmt::format("{:.0f}", *meas->gbps) : "–",
             meas && meas->pct_of_ceiling ? fmt::format("{:.1f}%", *meas->pct_of_ceiling) : "–",
             fmt_us(d.floor_us(s.n, s.k)), fmt_x(d.x_floor(w->median_us, s.n, s.k)),
             bf ? fmt_us(bf->median_us) : "–", fmt_x(w->speedup_vs_bf16),

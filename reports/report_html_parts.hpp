@@ -24,6 +24,10 @@ namespace r4::report {
 // run without read floors.
 [[nodiscard]] std::string html_x_floor_plot(const ReportData& d);
 
+// Configs compiled, pruned, timed and bands won per (kernel, generation), in a table with id
+// "generations"; "" for a run with none of these rows.
+[[nodiscard]] std::string html_generations_table(const ReportData& d);
+
 // "Decode steps": the chains, then one table row per (step, M, path) with id "steps" on the
 // table; "" for a run without steps.
 [[nodiscard]] std::string html_steps_section(const ReportData& d);

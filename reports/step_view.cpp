@@ -10,11 +10,14 @@ namespace r4::report {
 
 namespace {
 
-// "gemm_w4a16_nt ×4, gemm_w4a8_nt ×2", in chain order of first appearance.
+// "gemm_w4a16_nt ×4, gemm_w4a8_nt ×2", in chain order of first appearance; a link of the sm90a
+// generation counts apart, "gemm_w4a16_nt sm90a ×2" (an mma_sync link, or a chain written before
+// generations had names, shows the bare kernel name).
 std::string kernel_summary(const db::StepDetail& detail) {
   std::vector<std::pair<std::string, int>> counts;
   for (const auto& l : detail.chain) {
-    const std::string k = l.kernel.empty() ? "?" : l.kernel;
+    std::string k = l.kernel.empty() ? "?" : l.kernel;
+    if (l.generation == db::generation_name(db::kGenSm90a)) k += " sm90a";
     auto it =
         std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == k; });
     if (it == counts.end())

@@ -20,10 +20,10 @@
 //     shared load per lane per 64 K per tile, as the first generation), issues the stage's wgmmas
 //     (8 k16 steps for 16-bit activations, 4 k32 steps for int8), waits for them, and releases
 //     the stage ("empty": one arrival per consumer warp).
-// Group scales stay exact where the first generation keeps them exact: the 16-bit paths fold the
-// f16 scale into the dequantised weight (one rounding, as gemm_w4a16_nt; tolerance.hpp), the
-// int8 path accumulates each 128-K group (= one stage) in int32 and promotes it once with its
-// f32 scale / 16 (QServe, DeepGEMM), the activation row scale at the end.
+// Group scales are exact: the A registers hold the codes themselves (exact in f16, bf16 and int8,
+// kernels/nv/mma_sm80.h dequant_*_codes), each 128-K group (= one stage) accumulates in its own
+// partial (f32 for 16-bit activations, int32 for int8) and is promoted once with its f32 scale
+// (QServe, DeepGEMM); the int8 path's activation row scale is applied at the end.
 //
 // Work split. Grid x = the 64*CW*NPW-row blocks of N, y = SK splits of the K groups, z = the
 // 16*MB-row blocks of M; split-K is reduced by kernels/splitk.h (deterministic). One CTA per SM
@@ -68,6 +68,12 @@
 #define R4G_STAGE (R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES) + R4G_ABYTES)
 #define R4G_RING_OFFSET 1024                       // the ring after the barriers
 #define R4G_STEPS (R4G_EB == 2 ? 8 : 4)            // wgmma k-steps per stage
+// EXPERIMENT ONLY (r4kern --one --define): R4G_LESION 1 skips the producer's activation staging,
+// 2 the consumers' dequantisation and MMAs; the results are wrong, the time says what each stage
+// costs (METHOD.md: time variants that leave one stage out).
+#ifndef R4G_LESION
+#define R4G_LESION 0
+#endif
 
 // The stage's activations, 16-byte chunks: a row of 128 K holds kChunks of them; producer thread
 // pt takes chunks pt, pt + 128, ... (a warp reads consecutive chunks of a row: coalesced).
@@ -79,7 +85,7 @@ __device__ inline void r4g_load_act(u32x4 (&v)[R4G_PER], const char* __restrict_
 #pragma unroll
   for (int i = 0; i < R4G_PER; ++i) {
     const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
-    if (n < rows_live) v[i] = r4_ld_act16(src + (i64)n * stride + 16 * q);
+    if (n < rows_live) v[i] = r4_ld_cg16(src + (i64)n * stride + 16 * q);
   }
 }
 
@@ -115,10 +121,17 @@ __device__ inline void r4g_store_act(const u32x4 (&v)[R4G_PER], r4_saddr a_stage
 }
 
 // Producer: streams weights (bulk copies) and stages activations; one ring iteration per group.
-// The activations of group it+1 are loaded (into the other register buffer) before group it's
-// are stored, so one L2 round trip per stage is hidden behind the previous stage's work: a
-// producer that waited for its loads every stage would deliver one stage per L2 latency, ~4 KiB
-// of weights per few hundred cycles with one 64-row tile per stage, short of DRAM's rate per SM.
+// The activations of group it + D-1 are loaded into registers while group it's are stored, D
+// register buffers deep: the loads come from L2 (the previous kernel's output), so a producer that
+// loaded one stage ahead delivered about one stage per L2 round trip, which at small M (one 16-row
+// activation tile, a few KiB of weights per stage) limited the whole kernel (H200, 2026-11-30:
+// gate_up w4a8 M = 1 at 19.3 us, 1.5x its read floor, with every consumer mostly waiting).
+// D * R4G_PER 16-byte chunks per thread stay within 8 (32 registers): deeper buffers at NR = 64
+// spilled (WV 8, NPW 2, MB 4: 144 B of spill stores, ptxas 13.0); at that M a stage also carries
+// four times the consumer work per L2 round trip, so two buffers keep up.
+#ifndef R4G_DEPTH
+#define R4G_DEPTH (R4G_PER <= 2 ? 4 : 2)
+#endif
 __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
                                    const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                                    const char* __restrict__ act, int rows_live, i64 act_stride,
@@ -147,61 +160,81 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
     for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
   r4_pdl_wait();  // the previous kernel may still be writing the activations
   const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
-  const auto step = [&](int it, const u32x4(&cur)[R4G_PER], u32x4(&nxt)[R4G_PER]) {
-    const int s = it % R4_ST;
-    if (it + 1 < iters) r4g_load_act(nxt, src_of(it + 1), rows_live, act_stride, pt);
-    if (it >= R4_ST) {
-      r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
-      if (lane == 0) issue(it);
+  u32x4 buf[R4G_DEPTH][R4G_PER];
+#pragma unroll
+  for (int j = 0; j < R4G_DEPTH - 1; ++j)
+    if (R4G_LESION != 1 && j < iters) r4g_load_act(buf[j], src_of(j), rows_live, act_stride, pt);
+  for (int it0 = 0; it0 < iters; it0 += R4G_DEPTH) {
+#pragma unroll
+    for (int j = 0; j < R4G_DEPTH; ++j) {
+      const int it = it0 + j;
+      if (it < iters) {
+        const int s = it % R4_ST;
+        if (R4G_LESION != 1 && it + R4G_DEPTH - 1 < iters)
+          r4g_load_act(buf[(j + R4G_DEPTH - 1) % R4G_DEPTH], src_of(it + R4G_DEPTH - 1), rows_live,
+                       act_stride, pt);
+        if (it >= R4_ST) {
+          r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
+          if (lane == 0) issue(it);
+        }
+        if (R4G_LESION != 1)
+          r4g_store_act(buf[j], ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES),
+                        rows_live, pt);
+        r4wg::fence_proxy_async();
+        r4wg::mbar_arrive(full + 8 * s);
+      }
     }
-    r4g_store_act(cur, ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES), rows_live,
-                  pt);
-    r4wg::fence_proxy_async();
-    r4wg::mbar_arrive(full + 8 * s);
-  };
-  u32x4 b0[R4G_PER], b1[R4G_PER];
-  if (iters > 0) r4g_load_act(b0, src_of(0), rows_live, act_stride, pt);
-  for (int it = 0; it < iters; it += 2) {
-    step(it, b0, b1);
-    if (it + 1 < iters) step(it + 1, b1, b0);
   }
 }
 
-// The lane's A fragments of one stage for one 16-row tile: 16-bit paths 8 k16 steps, int8 4 k32.
-__device__ inline void r4g_dequant(r4_saddr wslot, r4_saddr sslot, int lane,
-                                   u32 (&a)[R4G_STEPS][4]) {
-  const int g = lane >> 2;
+// The lane's A fragments of one stage for one 16-row tile, as codes (the group scale is applied to
+// the group's partial, below): 16-bit paths 8 k16 steps, int8 4 k32 steps (bytes 16 * code).
+__device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS][4]) {
 #pragma unroll
   for (int b = 0; b < 2; ++b) {
     const u32x4 wv = r4_lds16(wslot + b * 512 + lane * 16);
 #if R4_ACT_KIND == 2
     r4nv::dequant_s8(wv.x, wv.y, a[2 * b]);
     r4nv::dequant_s8(wv.z, wv.w, a[2 * b + 1]);
-    (void)sslot;
-    (void)g;
 #else
-    const u32 s0 = r4_lds32(sslot + 4 * g), s1 = r4_lds32(sslot + 4 * (g + 8));
     const u32 w4[4] = {wv.x, wv.y, wv.z, wv.w};
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
 #if R4_ACT_KIND == 1
-    const u32 s_lo = r4nv::f16_scale_to_bf16x2(s0), s_hi = r4nv::f16_scale_to_bf16x2(s1);
-#pragma unroll
-    for (int s = 0; s < 4; ++s) r4nv::dequant_bf16(w4[s], s_lo, s_hi, a[4 * b + s]);
+      r4nv::dequant_bf16_codes(w4[s], a[4 * b + s]);
 #else
-    const u32 s_lo = r4nv::prmt(s0, 0u, 0x1010u), s_hi = r4nv::prmt(s1, 0u, 0x1010u);
-    const u32 bias = r4nv::prmt(s0, 0u, 0x3232u);  // (-1032, -1032): the dword's high half
-#pragma unroll
-    for (int s = 0; s < 4; ++s) r4nv::dequant_f16(w4[s], s_lo, s_hi, bias, a[4 * b + s]);
+      r4nv::dequant_f16_codes(w4[s], a[4 * b + s]);
 #endif
+    }
 #endif
   }
 }
+
+// The group's partial accumulator: int32 for int8 activations (exact), f32 for 16-bit ones
+// (products of codes and activations are exact in f32; the group's sum rounds as any f32 sum).
+#if R4_ACT_KIND == 2
+typedef i32 r4g_part;
+#define R4G_CODE_SCALE 0.0625f  // the int8 bytes hold 16 * code
+// int32 -> f32, exactly, in two full-rate instructions: I2F runs at a quarter of the FMA rate on
+// sm_90, and at M = 64 the fold converts NPW * 32 partials per thread per group (gate_up w4a8
+// lost 19 of its 43 us to the consumers' math there, H200 2026-11-30). A group's partial is
+// |16 * code * q| summed over 128 K <= 16 * 8 * 127 * 128 < 2^22, so adding it to the bits of
+// 1.5 * 2^23 gives exactly the float 1.5 * 2^23 + i, and subtracting 1.5 * 2^23 leaves i.
+__device__ inline float r4g_to_float(i32 i) {
+  return __int_as_float(i + 0x4B400000) - 12582912.0f;
+}
+#else
+typedef float r4g_part;
+#define R4G_CODE_SCALE 1.0f
+__device__ inline float r4g_to_float(float f) { return f; }
+#endif
 
 // The kernel body; the .cu files wrap it in their extern "C" entry points.
 __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf16/int8
                                 const float* __restrict__ sa,  // [M] int8 row scales, or null
                                 const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                                 u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
-  r4_pdl_launch_dependents();
+  if (R4_PDL_TRIGGER == 1) r4_pdl_launch_dependents();
   extern __shared__ __align__(1024) char r4_smem[];
   const r4_saddr base = r4_saddr_of(r4_smem);
   const r4_saddr full = base, empty = base + 8 * R4_ST;
@@ -234,25 +267,28 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     const int warp = (int)((threadIdx.x >> 5) & 3), lane = r4_lane();
     const int g = lane >> 2, t = lane & 3;
     float acc[R4_NPW][R4G_NR / 2];
+    r4g_part part[R4_NPW][R4G_NR / 2];
 #pragma unroll
     for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
-      for (int i = 0; i < R4G_NR / 2; ++i) acc[p][i] = 0.0f;
-#if R4_ACT_KIND == 2
-    i32 iacc[R4_NPW][R4G_NR / 2];
-#endif
+      for (int i = 0; i < R4G_NR / 2; ++i) {
+        acc[p][i] = 0.0f;
+        part[p][i] = 0;
+      }
     for (int it = 0; it < iters; ++it) {
       const int s = it % R4_ST;
       r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
       const r4_saddr stage = ring + s * R4G_STAGE;
       const r4_saddr a_stage = stage + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
+      if (R4G_LESION == 2) {
+        __syncwarp();
+        if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
+        continue;
+      }
       u32 a[R4_NPW][R4G_STEPS][4];
 #pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) {
-        const int slot = (wg * R4_NPW + p) * 4 + warp;
-        r4g_dequant(stage + slot * R4G_WBYTES, stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES,
-                    lane, a[p]);
-      }
+      for (int p = 0; p < R4_NPW; ++p)
+        r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
       r4wg::wgmma_fence();
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p)
@@ -261,30 +297,29 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           const u64 desc = r4wg::smem_desc(a_stage + r4::wgmma_layout::step_offset(st, R4G_NR),
                                            r4::wgmma_layout::lbo_bytes(R4G_NR),
                                            r4::wgmma_layout::sbo_bytes());
-#if R4_ACT_KIND == 2
-          r4wg::wgmma_step<2, R4G_NR>(iacc[p], a[p][st], desc, st > 0 ? 1 : 0);
-#else
-          r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(acc[p], a[p][st], desc, 1);
-#endif
+          // The stage is one 128-K group: its first k-step starts the group's partial afresh.
+          r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
         }
       r4wg::wgmma_commit();
       r4wg::wgmma_wait<0>();
-#if R4_ACT_KIND == 2
-      // The group's promotion: one multiply by (f16 scale / 16) per accumulator (rows g, g+8).
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+        for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[p][i]);
+      // The group's promotion: one multiply by its f32 scale per accumulator (rows g, g+8).
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p) {
-        const int slot = (wg * R4_NPW + p) * 4 + warp;
-        const r4_saddr sc = stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES;
-        const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * 0.0625f;
-        const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * 0.0625f;
+        const r4_saddr sc = stage + R4G_SLOTS * R4G_WBYTES + ((wg * R4_NPW + p) * 4 + warp) * R4G_SBYTES;
+        const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
+        const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
 #pragma unroll
         for (int i = 0; i < R4G_NR / 2; ++i)
-          acc[p][i] += (float)iacc[p][i] * ((i & 2) ? w1 : w0);
+          acc[p][i] = fmaf(r4g_to_float(part[p][i]), (i & 2) ? w1 : w0, acc[p][i]);
       }
-#endif
       __syncwarp();
       if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
     }
+    if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
     r4_pdl_wait();  // returns at once by now (the producer waited); orders the writes below
     // D[row][col]: row = weight row (output n), col = activation row (output m).
 #pragma unroll

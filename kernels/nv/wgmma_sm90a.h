@@ -105,6 +105,17 @@ __device__ inline void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
+// Pins a register that an in-flight wgmma writes: wgmma's outputs are asm operands of the
+// mma_async statement, so without this the compiler may move a read of an accumulator above the
+// wgmma.wait_group that makes it valid (CUTLASS's warpgroup_fence_operand does the same). Volatile
+// asm statements keep their order, so a read after this stays after the wait before it.
+__device__ inline void fence_operand(float& r) {
+  asm volatile("" : "+f"(r)::"memory");
+}
+__device__ inline void fence_operand(i32& r) {
+  asm volatile("" : "+r"(r)::"memory");
+}
+
 // A no-swizzle K-major shared-memory descriptor.
 __device__ inline u64 smem_desc(r4_saddr start, u32 lbo, u32 sbo) {
   return (u64)((start & 0x3FFFFu) >> 4) | ((u64)((lbo & 0x3FFFFu) >> 4) << 16) |

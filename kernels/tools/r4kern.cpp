@@ -4,11 +4,15 @@
 // deliberately broken variant that must fail), then the brute-force timing sweep with cold
 // weights, the cuBLASLt baselines and a streaming-read ceiling, and prints a table + writes CSV.
 //
-//   r4kern [--check] [--time] [--out DIR] [--quick] [--time-budget S]
+//   r4kern [--check] [--time] [--out DIR] [--quick] [--time-budget S] [--gen 0|1]
+//          [--stride N] [--shapes a,b,...]
+// --gen keeps one kernel generation (kernels/config.hpp), --stride every Nth config of the sm90a
+// generation (a quick look at a large space), --shapes the named seed shapes.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -21,6 +25,8 @@
 #include <fmt/core.h>
 
 #include "kernels/baseline.hpp"
+#include "kernels/floors.hpp"
+#include "tuner/measure/floors.hpp"
 #include "kernels/family.hpp"
 #include "kernels/host_half.hpp"
 #include "kernels/reference.hpp"
@@ -65,7 +71,21 @@ struct Args {
   bool check = false, time = false, quick = false;
   std::string out = ".";
   double time_budget_s = 300;
+  int gen = -1;    // -1: both generations
+  // --one VARIANT:WV,SK,MB,NPW,NT,GEN,ST --m M: only that config, launched 20 times over a pool of
+  // cold copies of the first --shapes shape (for ncu: one kernel, nothing else around it).
+  std::string one;
+  int one_m = 8;
+  std::vector<std::string> defines;  // --define NAME=VALUE, added to --one's compile
+  int stride = 1;  // every Nth sm90a config
+  std::string shapes;  // comma-separated seed shape names; empty: all
 };
+
+bool shape_wanted(const Args& a, const char* name) {
+  if (a.shapes.empty()) return true;
+  const std::string list = "," + a.shapes + ",";
+  return list.find("," + std::string(name) + ",") != std::string::npos;
+}
 
 class Driver {
  public:
@@ -89,7 +109,13 @@ class Driver {
     };
     std::vector<Job> jobs;
     for (const auto& v : kVariants) {
-      auto space = config_space(v.id, arch_);
+      std::vector<Config> space;
+      int nth = 0;
+      for (const auto& c : config_space(v.id, arch_)) {
+        if (args_.gen >= 0 && c.gen != args_.gen) continue;
+        if (c.gen == kGenSm90a && nth++ % args_.stride != 0) continue;
+        space.push_back(c);
+      }
       if (args_.quick) space.resize(std::min<std::size_t>(space.size(), 24));
       for (const auto& c : space)
         jobs.push_back({key(v, c, false), compile_request(v.id, c, arch_, {v.a_bf16, false})});
@@ -137,8 +163,10 @@ class Driver {
     std::vector<SeedShape> shapes(std::begin(kSeedShapes), std::end(kSeedShapes));
     shapes.push_back({16, 128, "edge_16x128"});
     shapes.push_back({32, 256, "edge_32x256"});
+    shapes.push_back({64, 384, "edge_64x384"});
     std::map<std::string, std::pair<long, long>> counts;  // variant -> (pass, fail)
-    for (const auto& sh : shapes) failures += check_shape(sh, counts);
+    for (const auto& sh : shapes)
+      if (shape_wanted(args_, sh.name) || sh.n < 256) failures += check_shape(sh, counts);
     for (const auto& [v, pf] : counts)
       fmt::print("check {:<11} {:>7} passed {:>5} failed\n", v, pf.first, pf.second);
     failures += check_broken();
@@ -148,6 +176,85 @@ class Driver {
 
   // ---------------------------------------------------------------- timing
   void time_all();
+
+  // --one: one config, 20 launches over cold copies (a target for ncu).
+  int run_one() {
+    const auto colon = args_.one.find(':');
+    const std::string vname = args_.one.substr(0, colon);
+    int f[7] = {0, 0, 0, 0, 0, 0, 0};
+    std::sscanf(args_.one.c_str() + colon + 1, "%d,%d,%d,%d,%d,%d,%d", &f[0], &f[1], &f[2], &f[3],
+                &f[4], &f[5], &f[6]);
+    const Config c{f[0], f[1], f[2], f[3], f[4], f[5], f[6]};
+    const Variant* v = nullptr;
+    for (const auto& x : kVariants)
+      if (vname == x.label) v = &x;
+    const SeedShape* sh = &kSeedShapes[0];
+    for (const auto& x : kSeedShapes)
+      if (shape_wanted(args_, x.name)) {
+        sh = &x;
+        break;
+      }
+    const Shape s{sh->n, sh->k, args_.one_m};
+    if (!v || !is_valid(v->id, c, arch_, s)) {
+      fmt::print(stderr, "r4kern --one: '{}' is not a valid variant:config here\n", args_.one);
+      return 2;
+    }
+    auto req = compile_request(v->id, c, arch_, {v->a_bf16, false});
+    for (const auto& d : args_.defines) req.defines.push_back(d);
+    auto res = backend_->compile(req);
+    auto qa = backend_->compile(compile_request(KernelId::quant_act, Config{}, arch_));
+    if (!res.ok || !qa.ok) throw gpu::Error("compile failed: " + res.log + qa.log);
+    auto mod = ctx_->load(res.binary);
+    auto qa_mod = ctx_->load(qa.binary);
+    built_.emplace("quant_act", Built{std::move(qa_mod), nullptr, {}});
+    built_.at("quant_act").kernel = &built_.at("quant_act").module->kernel("quant_act");
+    auto& k = mod->kernel(std::string(name(v->id)));
+    auto w = make_weights(sh->n, sh->k, 7);
+    const int pool = pool_size(weight_bytes(sh->n, sh->k), ctx_->info().llc_bytes);
+    std::vector<gpu::DeviceBuffer> pq, ps;
+    for (int i = 0; i < pool; ++i) {
+      pq.emplace_back(*ctx_, w.wq.bytes());
+      ps.emplace_back(*ctx_, w.wsz.bytes());
+      ctx_->copy_device(pq.back().get(), w.wq.get(), w.wq.bytes(), *stream_);
+      ctx_->copy_device(ps.back().get(), w.wsz.get(), w.wsz.bytes(), *stream_);
+    }
+    auto a = make_acts(s.m, s.k, 5);
+    gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
+    ensure_workspace(workspace_bytes(v->id, c, s));
+    for (int i = 0; i < 20; ++i) {
+      const W4Weights ww{pq[static_cast<std::size_t>(i % pool)].get(),
+                         ps[static_cast<std::size_t>(i % pool)].get()};
+      if (v->id == KernelId::gemm_w4a16_nt)
+        launch_gemm_w4a16(k, c, arch_, s, v->a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww, out.get(),
+                          workspace_.get(), *stream_);
+      else
+        launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+                         workspace_.get(), *stream_);
+    }
+    stream_->synchronize();
+    const auto t = time_graph(
+        *ctx_, *stream_, pool,
+        [&](int e) {
+          const W4Weights ww{pq[static_cast<std::size_t>(e)].get(),
+                             ps[static_cast<std::size_t>(e)].get()};
+          if (v->id == KernelId::gemm_w4a16_nt)
+            launch_gemm_w4a16(k, c, arch_, s, v->a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww,
+                              out.get(), workspace_.get(), *stream_);
+          else
+            launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+                             workspace_.get(), *stream_);
+        },
+        TimingSpec{2, 11, 24});
+    std::string defs;
+    for (const auto& d : args_.defines) defs += " " + d;
+    fmt::print("one {} {} {} M={}{}: {:.2f} us ({:.0f} GB/s), {} regs\n", v->label, to_string(c),
+               sh->name, s.m, defs, t.median_us,
+               static_cast<double>(weight_bytes(sh->n, sh->k)) / (t.median_us * 1e3),
+               res.resources.count(std::string(name(v->id)))
+                   ? res.resources.at(std::string(name(v->id))).registers
+                   : -1);
+    return 0;
+  }
 
  private:
   static std::string key(const Variant& v, const Config& c, bool broken) {
@@ -439,7 +546,7 @@ void Driver::time_all() {
     std::string shape;
     std::int64_t n, k, m;
     std::string cfg16, cfg8;
-    double w4a16 = 0, w4a8 = 0, qa = 0, bf16 = 0, fp8 = 0;
+    double w4a16 = 0, w4a8 = 0, qa = 0, bf16 = 0, fp8 = 0, floor = 0;
     std::string note;
   };
   std::vector<Row> rows;
@@ -448,7 +555,13 @@ void Driver::time_all() {
   // shuffled order so that a cut-off sample is not biased towards the first knob values.
   const double slot_s = args_.time_budget_s / (std::size(kSeedShapes) * std::size(kTimeMs) * 2);
   bool partial = false;
+  auto floor_mod = [&] {
+    auto r = backend_->compile(floor_compile_request(arch_));
+    if (!r.ok) throw gpu::Error("read_floor.cu does not compile: " + r.log);
+    return ctx_->load(r.binary);
+  }();
   for (const auto& sh : kSeedShapes) {
+    if (!shape_wanted(args_, sh.name)) continue;
     auto w = make_weights(sh.n, sh.k, 7);
     const auto wbytes = weight_bytes(sh.n, sh.k);
     const int pool = pool_size(wbytes, llc);
@@ -459,9 +572,23 @@ void Driver::time_all() {
       ctx_->copy_device(pq.back().get(), w.wq.get(), w.wq.bytes(), *stream_);
       ctx_->copy_device(ps.back().get(), w.wsz.get(), w.wsz.bytes(), *stream_);
     }
+    double floor_us = 0;
+    {
+      std::vector<W4Weights> fpool;
+      for (int i = 0; i < pool; ++i)
+        fpool.push_back({pq[static_cast<std::size_t>(i)].get(), ps[static_cast<std::size_t>(i)].get()});
+      auto rf = measure::measure_read_floor(*ctx_, *stream_, floor_mod->kernel("r4_read_floor"),
+                                            fpool, sh.n, sh.k, 9);
+      std::sort(rf.samples_us.begin(), rf.samples_us.end());
+      floor_us = rf.samples_us[rf.samples_us.size() / 2];
+      fmt::print("read floor {} {:.2f} us ({:.0f} GB/s): {}\n", sh.name, floor_us,
+                 static_cast<double>(wbytes) / (floor_us * 1e3), rf.detail);
+      csv << fmt::format("floor,read_floor,{},{},0,\"{}\",{:.3f},{:.1f},\n", sh.n, sh.k, rf.detail,
+                         floor_us, static_cast<double>(wbytes) / (floor_us * 1e3));
+    }
     for (std::int64_t m : kTimeMs) {
       const Shape s{sh.n, sh.k, m};
-      Row row{sh.name, sh.n, sh.k, m, "", "", 0, 0, 0, 0, 0, ""};
+      Row row{sh.name, sh.n, sh.k, m, "", "", 0, 0, 0, 0, 0, floor_us, ""};
       auto a = make_acts(m, sh.k, 5);
       gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(m * sh.n) * 2);
       for (int vi : {0, 2}) {
@@ -488,7 +615,9 @@ void Driver::time_all() {
               },
               spec);
         };
-        auto space = config_space(v.id, arch_, s);
+        std::vector<Config> space;
+        for (const auto& c : config_space(v.id, arch_, s))
+          if (built_.count(key(v, c, false))) space.push_back(c);
         std::shuffle(space.begin(), space.end(), std::mt19937(42));
         const auto slot0 = Clock::now();
         std::size_t timed = 0;
@@ -551,18 +680,18 @@ void Driver::time_all() {
     }
   }
   fmt::print(
-      "\n{:<12} {:>5} {:>6} {:>3} | {:>8} {:>6} {:>4} {:<18} | {:>8} {:>6} {:>4} {:<18} | {:>6} | "
-      "{:>8} {:>8}\n",
+      "\n{:<12} {:>5} {:>6} {:>3} | {:>8} {:>6} {:>4} {:<30} | {:>8} {:>6} {:>4} {:<30} | {:>6} | "
+      "{:>8} {:>8} | {:>7} {:>6} {:>6}\n",
       "shape", "N", "K", "M", "w4a16us", "GB/s", "%", "config", "w4a8us", "GB/s", "%", "config",
-      "qa_us", "bf16_us", "fp8b_us");
+      "qa_us", "bf16_us", "fp8b_us", "floorus", "xfl16", "xfl8");
   for (const auto& r : rows) {
     const double wb = static_cast<double>(weight_bytes(r.n, r.k));
     fmt::print(
-        "{:<12} {:>5} {:>6} {:>3} | {:>8.2f} {:>6.0f} {:>4.0f} {:<18} | {:>8.2f} {:>6.0f} {:>4.0f} "
-        "{:<18} | {:>6.2f} | {:>8.2f} {:>8.2f}\n",
+        "{:<12} {:>5} {:>6} {:>3} | {:>8.2f} {:>6.0f} {:>4.0f} {:<30} | {:>8.2f} {:>6.0f} {:>4.0f} "
+        "{:<30} | {:>6.2f} | {:>8.2f} {:>8.2f} | {:>7.2f} {:>6.2f} {:>6.2f}\n",
         r.shape, r.n, r.k, r.m, r.w4a16, wb / (r.w4a16 * 1e3), 100 * wb / (r.w4a16 * 1e3) / ceiling,
         r.cfg16, r.w4a8, wb / (r.w4a8 * 1e3), 100 * wb / (r.w4a8 * 1e3) / ceiling, r.cfg8, r.qa,
-        r.bf16, r.fp8);
+        r.bf16, r.fp8, r.floor, r.w4a16 / r.floor, (r.w4a8 + r.qa) / r.floor);
     if (!r.note.empty()) csv << fmt::format("note,,{},{},{},\"{}\",,,\n", r.n, r.k, r.m, r.note);
   }
   fmt::print("timing sweep {} in {:.0f} s; ceiling {:.0f} GB/s\n",
@@ -587,14 +716,28 @@ int main(int argc, char** argv) {
       a.out = argv[++i];
     else if (s == "--time-budget" && i + 1 < argc)
       a.time_budget_s = std::stod(argv[++i]);
+    else if (s == "--gen" && i + 1 < argc)
+      a.gen = std::stoi(argv[++i]);
+    else if (s == "--stride" && i + 1 < argc)
+      a.stride = std::max(1, std::stoi(argv[++i]));
+    else if (s == "--shapes" && i + 1 < argc)
+      a.shapes = argv[++i];
+    else if (s == "--one" && i + 1 < argc)
+      a.one = argv[++i];
+    else if (s == "--m" && i + 1 < argc)
+      a.one_m = std::stoi(argv[++i]);
+    else if (s == "--define" && i + 1 < argc)
+      a.defines.push_back(argv[++i]);
     else {
       fmt::print(stderr,
-                 "usage: r4kern [--check] [--time] [--quick] [--out DIR] [--time-budget S]\n");
+                 "usage: r4kern [--check] [--time] [--quick] [--out DIR] [--time-budget S] [--gen "
+                 "0|1] [--stride N] [--shapes a,b,...]\n");
       return 2;
     }
   }
   try {
     Driver d(a);
+    if (!a.one.empty()) return d.run_one();
     d.compile_all();
     int failures = 0;
     if (a.check) failures = d.check();

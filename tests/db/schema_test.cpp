@@ -3,6 +3,7 @@
 // migration is one transaction.
 #include "db/schema.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -86,8 +87,31 @@ TEST(Schema, EveryFrozenVersionMigratesToCurrent) {
     // Floors and steps exist from v2 on: a v1 file has none, a frozen v2 file its fixture's.
     EXPECT_EQ(store.floors(run.id).empty(), version < 2);
     EXPECT_EQ(store.steps(run.id).empty(), version < 2);
-    // And it accepts new rows, floors and steps included.
+    // Generations exist from v3 on: an older file's configs all read as mma_sync, ST 0; a frozen
+    // v3 file has its fixture's sm90a rows.
+    EXPECT_TRUE(store.has_generation_columns());
+    const auto ms = store.measurements(run.id);
+    const auto sm90a = std::count_if(ms.begin(), ms.end(),
+                                     [](const auto& row) { return row.config.gen == kGenSm90a; });
+    EXPECT_EQ(sm90a > 0, version >= 3);
+    for (const auto& row : ms) {
+      if (row.config.gen == kGenMmaSync) {
+        EXPECT_EQ(row.config.st, 0);
+      }
+    }
+    // And it accepts new rows, floors, steps and sm90a configs included.
     const Id r2 = store.begin_run(testing::run_row("after migration"));
+    MeasurementRow mr;
+    mr.run_id = r2;
+    mr.kernel = "gemm_w4a8_nt";
+    mr.dtype = "w4a8";
+    mr.n = 3072;
+    mr.k = 5120;
+    mr.m = 64;
+    mr.config = {8, 1, 4, 1, 0, kGenSm90a, 4};
+    mr.median_us = 9.0;
+    store.insert_measurement(mr);
+    EXPECT_EQ(store.measurements(r2).at(0).config, mr.config);
     FloorRow f;
     f.run_id = r2;
     f.kind = FloorKind::launch;
@@ -110,7 +134,9 @@ TEST(Schema, EveryFrozenVersionMigratesToCurrent) {
 }
 
 // Read commands (emit, report, db show, a merge's source) open a file read-only and never
-// migrate it; v2 only added tables, so a v1 file reads as it is, with no floors and no steps.
+// migrate it; v2 only added tables and v3 columns with defaults, so a v1 file reads as it is,
+// with no floors, no steps and every config of the mma_sync generation
+// (tests/db/store_generations_test.cpp reads the v2 dump too).
 TEST(Schema, OlderDatabaseReadsWithoutMigrating) {
   TempDir dir;
   const std::string db_path = dir.file("v1.db");
@@ -120,6 +146,7 @@ TEST(Schema, OlderDatabaseReadsWithoutMigrating) {
     auto store = Store::open_read_only(db_path);
     EXPECT_EQ(store.schema_version().version, 1);
     EXPECT_FALSE(store.has_floor_tables());
+    EXPECT_FALSE(store.has_generation_columns());
     const RunRow run = store.resolve_run("latest");
     EXPECT_TRUE(store.floors(run.id).empty());
     EXPECT_TRUE(store.steps(run.id).empty());

@@ -68,7 +68,10 @@ TEST(GpuCheck, SmallShapeMatchesCpuReference) {
       else
         ref_gemm_w4a8(haq, hsa, q, sc, s, {ref, nrm});
       const auto tol = tolerance(id, bf, s.k);
-      for (const Config c : {Config{1, 1, 1, 1, 0}, Config{2, 2, 2, 2, 1}, Config{4, 4, 1, 1, 0}}) {
+      // The first generation, and the sm90a one where the device has it (is_valid filters).
+      for (const Config c : {Config{1, 1, 1, 1, 0}, Config{2, 2, 2, 2, 1}, Config{4, 4, 1, 1, 0},
+                             Config{4, 1, 1, 1, 0, kGenSm90a, 4}, Config{4, 2, 2, 1, 1, kGenSm90a, 6},
+                             Config{4, 1, 2, 1, 0, kGenSm90a, 8}}) {
         if (!is_valid(id, c, arch, s)) continue;
         auto bin = be->compile(compile_request(id, c, arch, {bf, false}));
         ASSERT_TRUE(bin.ok) << bin.log;

@@ -104,6 +104,19 @@ TEST(R4dConfigFor, DeclinesAboveTheLastBandAndOutsideTheDecodeBand) {
   EXPECT_EQ(r4d::lookup(256, 5120, 8, {}, Dtype::w4a16).status, Status::unknown_shape);
 }
 
+// A band the sm90a generation won (gen 1, with its ST) is declined until r4d launches that
+// generation, never handed to the mma_sync kernel as the same five knobs; the bands around it
+// still serve.
+TEST(R4dConfigFor, DeclinesBandsOfTheSm90aGeneration) {
+  const std::vector<r4d_table_row> t = {{3072, 5120, 16, 1, 2, 1, 1, 0},
+                                        {3072, 5120, 32, 4, 1, 2, 1, 0, 1, 6},
+                                        {3072, 5120, 64, 1, 2, 4, 1, 0, 0, 0}};
+  EXPECT_EQ(*r4d::config_for(3072, 5120, 16, t), (Config{1, 2, 1, 1, 0}));
+  for (int m = 17; m <= 32; ++m)
+    EXPECT_EQ(r4d::lookup(3072, 5120, m, t, Dtype::w4a16).status, Status::invalid_config) << m;
+  EXPECT_EQ(*r4d::config_for(3072, 5120, 64, t), (Config{1, 2, 4, 1, 0}));
+}
+
 TEST(R4dConfigFor, CompiledInTableServesEveryBandOfItsShapes) {
   for (Dtype d : {Dtype::w4a16, Dtype::w4a8}) {
     for (const auto& r : r4d::table(d)) {

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -42,8 +43,13 @@ class DevBuf {
   }
   template <class T>
   [[nodiscard]] std::vector<T> download() const {
-    std::vector<T> v(bytes_ / sizeof(T));
-    EXPECT_EQ(cudaMemcpy(v.data(), p_, bytes_, cudaMemcpyDeviceToHost), cudaSuccess);
+    return download<T>(bytes_ / sizeof(T));
+  }
+  // The first `count` elements.
+  template <class T>
+  [[nodiscard]] std::vector<T> download(std::size_t count) const {
+    std::vector<T> v(std::min(count, bytes_ / sizeof(T)));
+    EXPECT_EQ(cudaMemcpy(v.data(), p_, v.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
     return v;
   }
   void poison() { ASSERT_EQ(cudaMemset(p_, 0xFF, bytes_), cudaSuccess); }  // bf16 NaN
@@ -108,23 +114,36 @@ inline int mismatches(const std::vector<std::uint16_t>& c, const std::vector<dou
   return bad;
 }
 
-inline int check_w4a16(const Problem& p, bool a_bf16, const std::vector<std::uint16_t>& c) {
-  const auto mn = static_cast<std::size_t>(p.m) * p.n;
+// Against the reference of p's weights applied to activations `a` ([m, p.k], f16 or bf16 bits):
+// for outputs of launches whose input was not p's own (a chain's links read what the previous
+// link wrote).
+inline int check_w4a16(const Problem& p, int m, std::span<const std::uint16_t> a, bool a_bf16,
+                       const std::vector<std::uint16_t>& c) {
+  const auto mn = static_cast<std::size_t>(m) * p.n;
   std::vector<double> ref(mn), norm(mn);
-  rk::ref_gemm_w4a16(a_bf16 ? p.ab16 : p.a16, a_bf16, p.q, p.scale, rk::Shape{p.n, p.k, p.m},
-                     rk::RefOut{ref, norm});
+  rk::ref_gemm_w4a16(a, a_bf16, p.q, p.scale, rk::Shape{p.n, p.k, m}, rk::RefOut{ref, norm});
   return mismatches(c, ref, norm, rk::tolerance(rk::KernelId::gemm_w4a16_nt, a_bf16, p.k));
 }
 
-// The w4a8 path from bf16 activations: reference quant_act, then the int8 reference GEMM.
-inline int check_w4a8(const Problem& p, const std::vector<std::uint16_t>& c) {
-  const auto mn = static_cast<std::size_t>(p.m) * p.n;
-  std::vector<std::int8_t> aq(static_cast<std::size_t>(p.m) * p.k);
-  std::vector<float> sa(static_cast<std::size_t>(p.m));
-  rk::ref_quant_act(p.ab16, p.m, p.k, aq, sa);
+inline int check_w4a16(const Problem& p, bool a_bf16, const std::vector<std::uint16_t>& c) {
+  return check_w4a16(p, p.m, a_bf16 ? p.ab16 : p.a16, a_bf16, c);
+}
+
+// The w4a8 path from bf16 activations `a` ([m, p.k]): reference quant_act, then the int8
+// reference GEMM.
+inline int check_w4a8(const Problem& p, int m, std::span<const std::uint16_t> a,
+                      const std::vector<std::uint16_t>& c) {
+  const auto mn = static_cast<std::size_t>(m) * p.n;
+  std::vector<std::int8_t> aq(static_cast<std::size_t>(m) * p.k);
+  std::vector<float> sa(static_cast<std::size_t>(m));
+  rk::ref_quant_act(a, m, p.k, aq, sa);
   std::vector<double> ref(mn), norm(mn);
-  rk::ref_gemm_w4a8(aq, sa, p.q, p.scale, rk::Shape{p.n, p.k, p.m}, rk::RefOut{ref, norm});
+  rk::ref_gemm_w4a8(aq, sa, p.q, p.scale, rk::Shape{p.n, p.k, m}, rk::RefOut{ref, norm});
   return mismatches(c, ref, norm, rk::tolerance(rk::KernelId::gemm_w4a8_nt, false, p.k));
+}
+
+inline int check_w4a8(const Problem& p, const std::vector<std::uint16_t>& c) {
+  return check_w4a8(p, p.m, p.ab16, c);
 }
 
 }  // namespace r4d::test

@@ -5,13 +5,16 @@
 // WV=16 -> 8, and gate_up's w4a8 M=64 (1, 1, 2, 4, 0) -> (1, 1, 2, 2, 0) (NPW*MB <= 4).
 // No speedups: nothing here was measured.
 // Rows: (N, K, M limit, WV, SK, MB, NPW, NT), bands ascending per shape; the first band whose
-// limit is >= M serves M. A shape with no rows is declined, never guessed.
+// limit is >= M serves M. A shape with no rows is declined, never guessed. Rows of 8 integers, as
+// before kernel generations: all of the mma_sync generation (gen and st default to 0).
 #pragma once
 
 #ifndef R4D_TABLE_ROW_DEFINED
 #define R4D_TABLE_ROW_DEFINED
 struct r4d_table_row {
   int n, k, m_limit, wv, sk, mb, npw, nt;
+  int gen = 0;  // 0: mma_sync, 1: sm90a (rows of 8 integers, from before generations, are 0)
+  int st = 0;   // sm90a ring stages; 0 in generation 0
 };
 
 // The generated tables' static checks: configs in range, bands ascending within each shape.
@@ -22,6 +25,8 @@ constexpr bool r4d_table_rows_valid(const r4d_table_row (&rows)[N]) {
     if (r.n <= 0 || r.k <= 0 || r.m_limit <= 0) return false;
     if (r.wv < 1 || r.wv > 64 || r.sk < 1 || r.sk > 64 || r.mb < 1 || r.mb > 64) return false;
     if (r.npw < 1 || r.npw > 64 || (r.nt != 0 && r.nt != 1)) return false;
+    if (r.gen != 0 && r.gen != 1) return false;
+    if (r.gen == 0 ? r.st != 0 : (r.st < 1 || r.st > 64)) return false;
     if (i > 0 && rows[i - 1].n == r.n && rows[i - 1].k == r.k && rows[i - 1].m_limit >= r.m_limit)
       return false;
   }

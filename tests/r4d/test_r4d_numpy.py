@@ -1,5 +1,5 @@
 """r4d's Python surface without a GPU: quantize (the quant library's clip search), pack, select,
-config_for against the compiled-in tables. Run by CTest with PYTHONPATH at the built module."""
+config_for against the compiled-in tables, and the launch callables' pdl keyword. Run by CTest with PYTHONPATH at the built module."""
 import sys
 
 import numpy as np
@@ -28,6 +28,35 @@ def main():
     assert r4d.select("gemm_nt", M=64, K=5120, N=5120, dtype="w4a16") in ("gemm_w4a16_nt", None)
     assert r4d.config_for(12345 * 16, 5120, 8) is None  # unknown shapes are declined
     assert r4d.config_for(17408, 5120, 65) is None  # outside the decode band
+    # Programmatic dependent launch: every launch callable takes the keyword pdl (None = automatic,
+    # True, False); nothing is registered here (no GPU, or no init), so there is no PDL and a
+    # launch raises RuntimeError naming why, whatever pdl says. A non-bool pdl is a TypeError.
+    assert r4d.pdl_supported(0) is False and r4d.pdl_supported(device=0) is False
+    for pdl in (None, True, False):
+        for call in (lambda: r4d.gemm(0, 0, 0, 0, 8, 5120, 256, 0, pdl=pdl),
+                     lambda: r4d.quant_act(0, 0, 0, 8, 5120, 0, pdl=pdl),
+                     lambda: r4d.gemm_w4a16_nt(0, 0, 0, 0, 8, 5120, 256, 1, 1, 1, 1, 0, 0, pdl=pdl),
+                     lambda: r4d.gemm_w4a16_nt_bf16(0, 0, 0, 0, 8, 5120, 256, 1, 1, 1, 1, 0, 0,
+                                                    pdl=pdl),
+                     lambda: r4d.gemm_w4a8_nt(0, 0, 0, 0, 0, 8, 5120, 256, 1, 1, 1, 1, 0, 0,
+                                              pdl=pdl)):
+            try:
+                call()
+                raise AssertionError("a launch without a registered device went through")
+            except RuntimeError as e:
+                assert str(e).startswith("r4d."), e
+    try:
+        r4d.gemm(0, 0, 0, 0, 8, 5120, 256, 0, pdl="yes")
+        raise AssertionError("pdl='yes' was accepted")
+    except TypeError:
+        pass
+    try:
+        r4d.gemm(0, 0, 0, 0, 8, 5120, 256, 0, True)  # pdl is keyword-only
+        raise AssertionError("pdl was accepted positionally")
+    except TypeError:
+        pass
+    s = r4d.stats()
+    assert "pdl_launches" in s and "pdl_unsupported" in s and s["pdl_launches"] == 0, s
     print("ok: rel RMS %.4e" % rel)
     return 0
 

@@ -6,7 +6,9 @@ ask r4d.select for the kernels, and run the seed's _run on torch.cuda.current_st
 r4d.A8_M rows with a w4a8 config, quant_act + gemm_w4a8_nt on bf16 activations, otherwise
 gemm_w4a16_nt on f16 activations; then the automatic r4d.gemm on bf16 activations. Each output is
 compared with the dequantised reference. Finally one torch.cuda.graph capture of r4d.gemm over
-every shape at M = 8 and 64 is replayed and compared.
+every shape at M = 8 and 64 is replayed and compared, and a chain of r4d.gemm calls (each reading
+the previous output) captured with and without programmatic dependent launch must give
+bit-identical outputs at every link.
 
 Tolerance (relative Frobenius error of the bf16 output against an f32 reference that uses the
 same rounded activations and dequantised weights): bf16 output rounding is <= 2^-9 relative per
@@ -216,8 +218,54 @@ def test_r4d_torch():
         for L, m, a, c in bufs:
             e = rel_err(c, L.ref_auto(a))
             assert e < TOL, ("graph", replay, L.N, L.K, m, e)
-    print(f"graph: {len(bufs)} captured r4d.gemm launches replayed twice, all within {TOL}; "
+    print(f"graph: {len(bufs)} captured r4d.gemm launches replayed twice, all within {TOL}")
+
+    # A chain of r4d.gemm calls, each reading the previous call's output (as [M, K] row-major, the
+    # first M*K elements of the previous [M, N]: the shapes are taken in order where K <= the
+    # previous N), captured once with pdl=False and once with PDL (pdl=True where
+    # r4d.pdl_supported(), else the default); every link bit-identical between the two replays,
+    # and within TOL of its reference.
+    pdl = r4d.pdl_supported(torch.cuda.current_device())
+    chain = [layers[0]]
+    rest = layers[1:]
+    while rest:
+        nxt = next((L for L in rest if L.K <= chain[-1].N), None)
+        if nxt is None:
+            break
+        chain.append(nxt)
+        rest.remove(nxt)
+    r4d.reset_stats()
+    for m in (8, 64):
+        x = torch.randn(m, chain[0].K, device="cuda", generator=gen).to(torch.bfloat16)
+        outs = {flag: [torch.full((m, L.N), float("nan"), device="cuda", dtype=torch.bfloat16)
+                       for L in chain] for flag in (False, True)}
+        graphs = {}
+        for flag in (False, True):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                st = torch.cuda.current_stream().cuda_stream
+                a = x
+                for L, c in zip(chain, outs[flag]):
+                    r4d.gemm(a.data_ptr(), L.wq.data_ptr(), L.wsz.data_ptr(), c.data_ptr(), m, L.K,
+                             L.N, st, pdl=(True if pdl else None) if flag else False)
+                    a = c
+            graphs[flag] = g
+        for flag in (False, True):
+            graphs[flag].replay()
+        torch.cuda.synchronize()
+        a = x
+        for i, L in enumerate(chain):
+            plain, with_pdl = outs[False][i], outs[True][i]
+            assert torch.equal(plain.view(torch.int16), with_pdl.view(torch.int16)), (
+                "PDL chain differs", m, i, L.N, L.K)
+            e = rel_err(plain, L.ref_auto(a.reshape(-1)[: m * L.K].view(m, L.K)))
+            assert e < TOL, ("chain", m, i, L.N, L.K, e)
+            a = plain
+    s = r4d.stats()
+    print(f"chain: {len(chain)} links at M = 8, 64 captured with and without PDL (device has PDL: "
+          f"{pdl}; {s['pdl_launches']} of {s['launches']} launches with PDL), bit-identical; "
           f"{time.time() - t0:.1f}s total")
+    assert s["pdl_launches"] == (s["launches"] // 2 if pdl else 0), s
 
 
 if __name__ == "__main__":

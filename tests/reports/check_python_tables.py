@@ -1,4 +1,5 @@
-"""Checks an `r4tune emit --format python` file: the seeds' `_CFG` shape, line by line.
+"""Checks an `r4tune emit --format python` file: the seeds' `_CFG` shape, line by line, with
+sm90a configs as ("sm90a", WV, SK, MB, NPW, NT, ST) and the knob orders in `_CFG_KNOBS`.
 
 usage: python3 check_python_tables.py FILE  -> prints 'ok N' and exits 0, or raises.
 """
@@ -23,8 +24,23 @@ for node in tree.body:
     # literal_eval on the literal's own text, as a consumer pasting it would.
     values[target.id] = ast.literal_eval(ast.get_source_segment(src, value))
 
-tables = {k: v for k, v in values.items() if k.startswith("_CFG")}
+# Each generation's knob order: an mma_sync config is the seeds' bare 5-tuple, any other starts
+# with its generation's name.
+KNOBS = values.get("_CFG_KNOBS")
+assert KNOBS == {"mma_sync": ("WV", "SK", "MB", "NPW", "NT"),
+                 "sm90a": ("WV", "SK", "MB", "NPW", "NT", "ST")}, KNOBS
+
+
+def generation(cfg):
+    """(generation name, knob values) of one config tuple."""
+    if isinstance(cfg[0], str):
+        return cfg[0], cfg[1:]
+    return "mma_sync", cfg
+
+
+tables = {k: v for k, v in values.items() if k.startswith("_CFG") and k != "_CFG_KNOBS"}
 assert "_CFG" in tables, sorted(values)
+generations = set()
 for name, table in tables.items():
     assert isinstance(table, dict) and table, name
     for (n, k), bands in table.items():
@@ -32,15 +48,20 @@ for name, table in tables.items():
         limits = [b[0] for b in bands]
         assert limits == sorted(limits) and len(set(limits)) == len(limits), (name, n, k)
         for lim, cfg in bands:
-            assert isinstance(lim, int) and len(cfg) == 5, (name, n, k, lim, cfg)
-            assert all(isinstance(x, int) and 1 <= x <= 64 for x in cfg[:4]), cfg
-            assert cfg[4] in (0, 1), cfg
+            gen, knobs = generation(cfg)
+            generations.add(gen)
+            assert isinstance(lim, int) and gen in KNOBS, (name, n, k, lim, cfg)
+            assert len(knobs) == len(KNOBS[gen]), (name, n, k, lim, cfg)
+            assert all(isinstance(x, int) and 1 <= x <= 64 for x in knobs[:4]), cfg
+            assert knobs[4] in (0, 1), cfg
+            assert gen == "mma_sync" or 1 <= knobs[5] <= 64, cfg
 
 assert isinstance(values.get("_A8_M"), int)
 assert re.fullmatch(r"_A8_M = \d+", [l for l in lines if l.strip()][-1])
 
+cfg_re = r"(\(\d+, \d+, \d+, \d+, [01]\)|\(\"sm90a\", \d+, \d+, \d+, \d+, [01], \d+\))"
 row = re.compile(
-    r"    \(\d+, \d+\): \[\(\d+, \(\d+, \d+, \d+, \d+, [01]\)\)(, \(\d+, \(\d+, \d+, \d+, \d+, [01]\)\))*\],"
+    r"    \(\d+, \d+\): \[\(\d+, " + cfg_re + r"\)(, \(\d+, " + cfg_re + r"\))*\],"
     r"  # \S+ \d+\.\d\dx \.\. \d+\.\d\dx")
 rows = [l for l in lines if l.startswith("    (")]
 for l in rows:
@@ -54,11 +75,13 @@ def config_for(n, k, m, table):
         return None
     for lim, cfg in band:
         if m <= lim:
-            return (cfg[0], cfg[1], min(cfg[2], (m + 15) // 16), cfg[3], cfg[4])
+            gen, knobs = generation(cfg)
+            clamped = knobs[:2] + (min(knobs[2], (m + 15) // 16),) + knobs[3:]
+            return clamped if gen == "mma_sync" else (gen,) + clamped
     return None
 
 
 first = next(iter(tables["_CFG"]))
 assert config_for(*first, 8, tables["_CFG"]) is not None
 assert config_for(1, 1, 8, tables["_CFG"]) is None
-print("ok", len(rows))
+print("ok", len(rows), " ".join(sorted(generations)))

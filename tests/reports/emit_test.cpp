@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -50,6 +51,33 @@ TEST(EmitPython, SeedShapeAndLiteralEval) {
   const std::string script = std::string(R4_SOURCE_ROOT) + "/tests/reports/check_python_tables.py";
   EXPECT_EQ(sh("python3 '" + script + "' '" + file + "' > '" + f.dir.file("py.out") + "' 2>&1"), 0)
       << read_file(f.dir.file("py.out"));
+  EXPECT_EQ(read_file(f.dir.file("py.out")), "ok 12 mma_sync sm90a\n");
+}
+
+// mma_sync bands keep the seeds' bare 5-tuple; a band the sm90a generation won is the generation's
+// name and its six knobs; the knob orders are in the file.
+TEST(EmitPython, GenerationTuples) {
+  Fixture f;
+  const std::string py = emit_python(f.store, f.run);
+  EXPECT_NE(
+      py.find("\n_CFG_KNOBS: dict = {\"mma_sync\": (\"WV\", \"SK\", \"MB\", \"NPW\", \"NT\"), "
+              "\"sm90a\": (\"WV\", \"SK\", \"MB\", \"NPW\", \"NT\", \"ST\")}\n"),
+      std::string::npos);
+  std::size_t sm90a = 0;
+  for (const auto& w : f.store.winners(f.run)) {
+    const std::string band =
+        w.config.gen == db::kGenSm90a
+            ? fmt::format("({}, (\"sm90a\", {}, {}, {}, {}, {}, {}))", w.band_limit, w.config.wv,
+                          w.config.sk, w.config.mb, w.config.npw, w.config.nt, w.config.st)
+            : fmt::format("({}, ({}, {}, {}, {}, {}))", w.band_limit, w.config.wv, w.config.sk,
+                          w.config.mb, w.config.npw, w.config.nt);
+    const std::string line_start = fmt::format("\n    ({}, {}): [", w.n, w.k);
+    const auto from = py.find(line_start, py.find(w.dtype == "w4a8" ? "_CFG_A8" : "_CFG:"));
+    ASSERT_NE(from, std::string::npos);
+    EXPECT_LT(py.find(band, from), py.find('\n', from + 1)) << band;
+    sm90a += w.config.gen == db::kGenSm90a;
+  }
+  EXPECT_GT(sm90a, 0u);
 }
 
 TEST(EmitCpp, HeaderCompiles) {
@@ -68,6 +96,10 @@ TEST(EmitCpp, HeaderCompiles) {
       "24);\n"
       "static_assert(r4d::generated::gemm_w4a16_nt_w4a16[0].n == 3072);\n"
       "static_assert(r4d::generated::a8_m >= 0 && r4d::generated::a8_m <= 64);\n"
+      // Ten integers a row; an 8-integer row from before generations still compiles (gen 0).
+      "constexpr r4d_table_row old_rows[] = {{256, 5120, 16, 1, 4, 1, 1, 0}};\n"
+      "static_assert(old_rows[0].gen == 0 && old_rows[0].st == 0);\n"
+      "static_assert(r4d_table_rows_valid(old_rows));\n"
       "int main() { return r4d::generated::gemm_w4a16_nt_w4a16[0].m_limit == 16 ? 0 : 1; }\n");
   const std::string cmd = std::string("'") + R4_CXX +
                           "' -std=c++20 -fsyntax-only -Wall -Wextra -Wconversion -Wsign-conversion "
@@ -82,6 +114,22 @@ TEST(EmitCpp, HeaderCompiles) {
   broken.replace(pos, 16, "{3072, 5120, 8, ");
   write_file(f.dir.file("tables.hpp"), broken);
   EXPECT_NE(sh(cmd), 0);
+
+  // ... nor does an sm90a row without its stages, or an mma_sync row with some.
+  const auto sm90a = hpp.find(", 1, 4},");
+  ASSERT_NE(sm90a, std::string::npos) << "no sm90a row with ST 4 in the fixture's header";
+  broken = hpp;
+  broken.replace(sm90a, 8, ", 1, 0},");
+  write_file(f.dir.file("tables.hpp"), broken);
+  EXPECT_NE(sh(cmd), 0);
+  const auto mma = hpp.find(", 0, 0},");
+  ASSERT_NE(mma, std::string::npos);
+  broken = hpp;
+  broken.replace(mma, 8, ", 0, 6},");
+  write_file(f.dir.file("tables.hpp"), broken);
+  EXPECT_NE(sh(cmd), 0);
+  write_file(f.dir.file("tables.hpp"), hpp);
+  EXPECT_EQ(sh(cmd), 0);
 }
 
 TEST(EmitJson, SameContent) {
@@ -101,14 +149,19 @@ TEST(EmitJson, SameContent) {
       for (const auto& b : s["bands"]) {
         ++bands;
         const auto c = b["config"];
+        ASSERT_EQ(c.size(), 5u);
+        const int gen = *db::parse_generation(b["generation"].get<std::string>());
         const bool found = std::any_of(winners.begin(), winners.end(), [&](const auto& w) {
           return w.kernel == tb["kernel"] && w.n == s["n"] && w.k == s["k"] &&
                  w.band_limit == b["m_limit"] && w.config.wv == c[0] && w.config.sk == c[1] &&
-                 w.config.mb == c[2] && w.config.npw == c[3] && w.config.nt == c[4];
+                 w.config.mb == c[2] && w.config.npw == c[3] && w.config.nt == c[4] &&
+                 w.config.gen == gen && w.config.st == b["st"];
         });
         EXPECT_TRUE(found) << b.dump();
       }
   EXPECT_EQ(bands, winners.size());
+  EXPECT_EQ(j["generations"]["sm90a"].size(), 6u);
+  EXPECT_EQ(j["generations"]["mma_sync"], j["config_order"]);
 }
 
 TEST(Emit, SameRunSameBytes) {

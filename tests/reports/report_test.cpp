@@ -112,11 +112,53 @@ TEST(ReportHtml, InvalidWinnerIsShownNotHidden) {
   EXPECT_NE(html.find("WV = 99 is outside 1..64"), std::string::npos);
 }
 
+// Both generations race in one group per (shape, M): the report says which won each band (the
+// winners tables' generation column and the summary cells) and counts configs per generation.
+TEST(ReportHtml, GenerationsAreShown) {
+  Fixture f;
+  const std::string html = report_html(f.store, f.run);
+  EXPECT_EQ(count(html, "<th class=\"l\">generation</th><th>config (WV, SK, MB, NPW, NT[, ST])"),
+            6u);
+  const auto winners = f.store.winners(f.run);
+  long won[2] = {0, 0};
+  for (const auto& w : winners) ++won[w.config.gen];
+  ASSERT_GT(won[db::kGenSm90a], 0) << "the fixture has no sm90a winner";
+  ASSERT_GT(won[db::kGenMmaSync], 0) << "the fixture has no mma_sync winner";
+  // One row per winner in the per-shape tables, its generation in its own cell and its knobs in
+  // that generation's order (six with ST for sm90a).
+  EXPECT_EQ(static_cast<long>(count(html, "<td class=\"l\">sm90a</td><td>(")), won[db::kGenSm90a]);
+  EXPECT_EQ(static_cast<long>(count(html, "<td class=\"l\">mma_sync</td><td>(")),
+            won[db::kGenMmaSync]);
+  EXPECT_TRUE(std::regex_search(
+      html, std::regex("<td class=\"l\">sm90a</td><td>\\(\\d, \\d, \\d, \\d, \\d, \\d\\)</td>")));
+  // The per-generation counts: a row per (kernel, generation), bands won summing to the winners.
+  const auto gt = html.find("<table id=\"generations\">");
+  ASSERT_NE(gt, std::string::npos);
+  const std::string table = html.substr(gt, html.find("</table>", gt) - gt);
+  EXPECT_EQ(count(table, "<tr>"), 1u + 4u);
+  const std::regex row(
+      "<td class=\"l\">(\\w+)</td><td class=\"l\">(\\w+)</td><td>(\\d+)</td>"
+      "<td>(\\d+)</td><td>(\\d+)</td><td>(\\d+)</td>");
+  long bands = 0, compiled = 0;
+  for (auto it = std::sregex_iterator(table.begin(), table.end(), row);
+       it != std::sregex_iterator(); ++it) {
+    bands += std::stol((*it)[6]);
+    compiled += std::stol((*it)[3]);
+    EXPECT_GT(std::stol((*it)[5]), 0) << (*it)[0];  // configs timed
+  }
+  EXPECT_EQ(bands, static_cast<long>(winners.size()));
+  EXPECT_EQ(compiled, f.store.counts(f.run).compiles);
+}
+
 TEST(ReportCsv, OneRowPerMeasurement) {
   Fixture f;
   const std::string csv = report_csv(f.store, f.run);
-  EXPECT_EQ(csv.rfind("run_uuid,kernel,dtype,shape,n,k,m,wv,sk,mb,npw,nt,status,median_us,", 0),
-            0u);
+  EXPECT_EQ(
+      csv.rfind("run_uuid,kernel,dtype,shape,n,k,m,wv,sk,mb,npw,nt,gen,st,status,median_us,", 0),
+      0u);
+  // Both generations' rows, each with its generation's name and ST.
+  EXPECT_TRUE(std::regex_search(csv, std::regex(",\\d+,[01],mma_sync,0,(ok|failed|raced_out),")));
+  EXPECT_TRUE(std::regex_search(csv, std::regex(",[48],\\d+,[12],[12],[01],sm90a,[468],ok,")));
   EXPECT_EQ(count(csv, "\n"), static_cast<std::size_t>(f.store.counts(f.run).measurements) + 1);
   // Every winner is flagged exactly once.
   const std::regex winner_flag(",1,\\d+\n");

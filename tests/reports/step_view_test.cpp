@@ -43,6 +43,16 @@ TEST(StepView, TheFixturesStep) {
     // Block-fp8 failed at M = 1, so nothing there has a speedup over it.
     EXPECT_EQ(l.speedup_vs_fp8.has_value(), r.m != 1);
   }
+  // The 4-bit chain links the fastest winner of each shape, of either generation; the kernels
+  // column counts sm90a links apart. At M = 64 the fixture's o, gate_up and down go to sm90a.
+  for (const auto& l : t.lines)
+    if (l.row.m == 64 && l.row.path == db::StepPath::w4) {
+      EXPECT_NE(l.kernels.find(" sm90a ×"), std::string::npos) << l.kernels;
+      const auto chain = db::parse_step_detail(l.row.detail).chain;
+      ASSERT_EQ(chain.size(), 6u);
+      for (const auto& link : chain)
+        EXPECT_EQ(link.config.size(), link.generation == "sm90a" ? 6u : 5u) << link.generation;
+    }
 }
 
 // A hand-made run: two shapes, floors for one of them only at first.

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <utility>
 
 #include <fmt/core.h>
 
@@ -109,19 +111,33 @@ int show_run(const db::Store& store, const std::string& ref) {
       "samples, {} baselines, {} winners, {} floors, {} steps\n",
       c.compiles, c.checks, c.checks_failed, c.measurements, c.measurements_ok, c.samples,
       c.baselines, c.winners, c.floors, c.steps);
+  {
+    // Configs (compiles this run planned) and winners per kernel generation.
+    std::map<int, std::pair<int, int>> per_gen;
+    for (const auto& cp : d.compiles) ++per_gen[cp.config.gen].first;
+    for (const auto& w : d.winners) ++per_gen[w.config.gen].second;
+    std::string line;
+    for (const auto& [gen, n] : per_gen)
+      line += fmt::format("{}{}: {} configs, {} winners", line.empty() ? "" : "; ",
+                          db::generation_name(gen), n.first, n.second);
+    if (!line.empty()) fmt::print("  generations   {}\n", line);
+  }
   show_floors(d);
   if (!d.winners.empty()) {
-    fmt::print("\n  {:<14} {:<6} {:>6} {:>6} {:>5}  {:<18} {:>10} {:>8} {:>8} {:>9} {:>8}\n",
-               "kernel", "dtype", "N", "K", "M<=", "(WV,SK,MB,NPW,NT)", "median us", "x bf16",
-               "x fp8", "floor us", "x floor");
+    // The config in its generation's knob order: (WV,SK,MB,NPW,NT) for mma_sync, with ST after
+    // NT for sm90a.
+    fmt::print("\n  {:<14} {:<6} {:>6} {:>6} {:>5}  {:<8} {:<21} {:>10} {:>8} {:>8} {:>9} {:>8}\n",
+               "kernel", "dtype", "N", "K", "M<=", "gen", "(WV,SK,MB,NPW,NT[,ST])", "median us",
+               "x bf16", "x fp8", "floor us", "x floor");
     for (const auto& w : d.winners) {
-      fmt::print("  {:<14} {:<6} {:>6} {:>6} {:>5}  {:<18} {:>10.2f} {:>8} {:>8} {:>9} {:>8}{}\n",
-                 w.kernel, w.dtype, w.n, w.k, w.band_limit,
-                 fmt::format("({},{},{},{},{})", w.config.wv, w.config.sk, w.config.mb,
-                             w.config.npw, w.config.nt),
-                 w.median_us, opt2(w.speedup_vs_bf16), opt2(w.speedup_vs_fp8),
-                 opt2(d.floor_us(w.n, w.k)), opt2(d.x_floor(w.median_us, w.n, w.k)),
-                 w.problem.empty() ? "" : "  INVALID: " + w.problem);
+      std::string knobs = db::knob_tuple(w.config);
+      knobs.erase(std::remove(knobs.begin(), knobs.end(), ' '), knobs.end());
+      fmt::print(
+          "  {:<14} {:<6} {:>6} {:>6} {:>5}  {:<8} {:<21} {:>10.2f} {:>8} {:>8} {:>9} {:>8}{}\n",
+          w.kernel, w.dtype, w.n, w.k, w.band_limit, db::generation_name(w.config.gen), knobs,
+          w.median_us, opt2(w.speedup_vs_bf16), opt2(w.speedup_vs_fp8), opt2(d.floor_us(w.n, w.k)),
+          opt2(d.x_floor(w.median_us, w.n, w.k)),
+          w.problem.empty() ? "" : "  INVALID: " + w.problem);
     }
   }
   show_steps(d);

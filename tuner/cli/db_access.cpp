@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "tuner/cli/command.hpp"
+#include "tuner/tune/config_validator.hpp"
 
 namespace r4::cli {
 
@@ -19,7 +20,10 @@ db::Store open_db_read(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec))
     throw InputError(
         fmt::format("no database at '{}' (pass --db PATH; `r4tune sweep` creates one)", path));
-  return db_call([&] { return db::Store::open_read_only(path); });
+  auto store = db_call([&] { return db::Store::open_read_only(path); });
+  // Winners read back go through the kernel family's one is_valid, generation and ST included.
+  store.set_config_validator(tune::kernel_config_validator());
+  return store;
 }
 
 db::Store open_db_write(const std::string& path) {

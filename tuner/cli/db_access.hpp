@@ -16,7 +16,8 @@ namespace r4::cli {
 
 inline constexpr const char* kDefaultDb = "r4tune.db";
 
-// Read commands never write: the file must exist and is opened read-only.
+// Read commands never write: the file must exist and is opened read-only. Its winners are
+// re-validated with tune::kernel_config_validator() (kernels::is_valid).
 [[nodiscard]] db::Store open_db_read(const std::string& path);
 // Write commands (merge) create or migrate it.
 [[nodiscard]] db::Store open_db_write(const std::string& path);

@@ -36,6 +36,8 @@ void add_tally(SweepContext& to, const SweepTally& t, const PhaseSeconds& s) {
   d.race_setup += s.race_setup;
   d.sampling += s.sampling;
   d.store += s.store;
+  d.floors += s.floors;
+  d.steps += s.steps;
   d.setup_workspace += s.setup_workspace;
   d.setup_baselines += s.setup_baselines;
   d.setup_candidates += s.setup_candidates;
@@ -187,6 +189,8 @@ void HostLanes::run(std::vector<RaceJob> jobs, const std::vector<GpuSlot>& slots
     l.ctx->ceiling_gbps = l.slot.ceiling_gbps;
     l.ctx->tally = {};
     l.ctx->sec = {};
+    // The run's launch floor goes with the group's first race only (drive).
+    l.ctx->launch_floor_done = true;
     l.stats = {rank_, host_, l.ordinal, l.slot.group, l.slot.gpu_id, 0, 0, 0, 0, false};
     l.starts_at_run = l.worker->process().starts();
   }
@@ -212,7 +216,6 @@ void HostLanes::drive(Lane& lane, RaceQueue& queue, const std::vector<SweepConte
                       const DispatchWork& work,
                       const std::function<void(const DispatchEvent&)>& emit,
                       std::atomic<bool>& stop, SweepClock::time_point t0) {
-  (void)groups;
   auto& ctx = *lane.ctx;
   auto& w = *lane.worker;
   int in_a_row = 0;
@@ -229,6 +232,7 @@ void HostLanes::drive(Lane& lane, RaceQueue& queue, const std::vector<SweepConte
         set_up_shape(ctx, w, sh);
         lane.shape = job->shape;
       }
+      if (job->first_of_group) ctx.launch_floor_done = groups.at(job->group)->launch_floor_done;
       if (job->first_of_shape && work.on_shape) work.on_shape(ctx, w, sh);
       ctx.rng.seed(race_seed(sh, job->m));
       work.race(ctx, w, sh, job->m);

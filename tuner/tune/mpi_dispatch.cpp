@@ -226,7 +226,7 @@ void MpiDispatcher::run_other(const std::vector<SweepContext*>& groups,
          {"tally", {t.verified, t.verify_failed, t.timed, t.raced_out, t.failed}},
          {"sec",
           {s.shapes, s.verify, s.race_setup, s.sampling, s.store, s.setup_workspace,
-           s.setup_baselines, s.setup_candidates, s.setup_warmup}}});
+           s.setup_baselines, s.setup_candidates, s.setup_warmup, s.floors}}});
   }
   if (error) {
     try {
@@ -457,6 +457,7 @@ void MpiDispatcher::run_root(const std::vector<SweepContext*>& groups,
       sec.setup_baselines = s[6];
       sec.setup_candidates = s[7];
       sec.setup_warmup = s[8];
+      sec.floors = s[9];
       add_tally(*groups.at(g.at("group").get<std::size_t>()), tally, sec);
     }
     for (const auto& f : st.end.value("failed", json::array())) failed_.push_back(f);

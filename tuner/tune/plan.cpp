@@ -22,8 +22,9 @@ Plan make_plan(const Spec& spec, const gpu::Arch& arch) {
     const auto sp = spec.space.count(kname) ? spec.space.at(kname) : SpaceSpec{};
     for (const auto& c : kernels::config_space(id, arch)) {
       if (!in_list(sp.wv, c.wv) || !in_list(sp.sk, c.sk) || !in_list(sp.mb, c.mb) ||
-          !in_list(sp.npw, c.npw) || !in_list(sp.nt, c.nt))
+          !in_list(sp.npw, c.npw) || !in_list(sp.nt, c.nt) || !in_list(sp.gen, c.gen))
         continue;
+      if (c.gen != kernels::kGenMmaSync && !in_list(sp.st, c.st)) continue;  // ST: sm90a only
       std::size_t uses = 0;
       for (const auto& sh : spec.shapes)
         for (int m : ms) uses += kernels::is_valid(id, c, arch, {sh.n, sh.k, m});

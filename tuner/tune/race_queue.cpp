@@ -30,7 +30,11 @@ std::vector<RaceJob> make_jobs(const Spec& spec, const std::vector<GroupPlan>& g
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const RaceJob& a, const RaceJob& b) { return a.cost > b.cost; });
   std::set<std::pair<std::size_t, std::size_t>> seen;
-  for (auto& j : jobs) j.first_of_shape = seen.insert({j.group, j.shape}).second;
+  std::set<std::size_t> groups_seen;
+  for (auto& j : jobs) {
+    j.first_of_shape = seen.insert({j.group, j.shape}).second;
+    j.first_of_group = groups_seen.insert(j.group).second;
+  }
   return jobs;
 }
 
@@ -82,7 +86,8 @@ bool RaceQueue::retry(const RaceJob& job) {
   std::lock_guard lock(mu_);
   if (++attempts_[{job.group, job.shape, job.m}] > 1) return false;
   RaceJob again = job;
-  again.first_of_shape = false;  // its per-shape stages ran (or failed) with the first attempt
+  again.first_of_shape = false;
+  again.first_of_group = false;  // its per-shape stages ran (or failed) with the first attempt
   jobs_.insert(jobs_.begin(), again);
   return true;
 }

@@ -30,6 +30,8 @@ struct RaceJob {
   // The first of its (group, shape) in the global order: its worker runs the per-shape stages
   // (DispatchWork::on_shape) before the race, so they run once per shape and group.
   bool first_of_shape = false;
+  // The first of its group: its per-shape stages also measure the run's launch floor.
+  bool first_of_group = false;
 };
 
 // One device group as the planner sees it: its plan and arch, and the races a --resume found.

@@ -65,6 +65,25 @@ std::vector<std::string> string_list(const toml::node_view<const toml::node> v,
   return out;
 }
 
+// `[space.<kernel>] gen`: generation numbers or names (kernels/config.hpp gen_name).
+std::vector<int> gen_list(const toml::node_view<const toml::node> v, const std::string& origin,
+                          const std::string& key) {
+  std::vector<int> out;
+  if (!v) return out;
+  const auto* arr = v.as_array();
+  if (!arr) fail(origin, key + " must be an array of generations (0, 1, \"mma_sync\", \"sm90a\")");
+  for (const auto& e : *arr) {
+    if (auto i = e.value<std::int64_t>(); i && (*i == 0 || *i == 1)) {
+      out.push_back(static_cast<int>(*i));
+    } else if (auto n = e.value<std::string>(); n && (*n == "mma_sync" || *n == "sm90a")) {
+      out.push_back(*n == "sm90a" ? 1 : 0);
+    } else {
+      fail(origin, key + " must contain only 0 / \"mma_sync\" and 1 / \"sm90a\"");
+    }
+  }
+  return out;
+}
+
 const std::set<std::string> kKnownKernels = {"gemm_w4a16_nt", "gemm_w4a8_nt"};
 const std::set<std::string> kKnownBaselines = {"bf16", "fp8_block"};
 const std::set<std::string> kTopKeys = {"name",  "description", "kernels",   "shapes",
@@ -219,15 +238,18 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
       const std::string kn(kname.str());
       if (!kKnownKernels.count(kn)) fail(origin, "space." + kn + ": unknown kernel");
       const toml::node_view<const toml::node> v{node};
+      check_keys(v, {"WV", "SK", "MB", "NPW", "NT", "gen", "ST"}, origin, "space." + kn);
       SpaceSpec sp;
       sp.wv = int_list(v["WV"], origin, "space." + kn + ".WV");
       sp.sk = int_list(v["SK"], origin, "space." + kn + ".SK");
       sp.mb = int_list(v["MB"], origin, "space." + kn + ".MB");
       sp.npw = int_list(v["NPW"], origin, "space." + kn + ".NPW");
       sp.nt = int_list(v["NT"], origin, "space." + kn + ".NT");
+      sp.gen = gen_list(v["gen"], origin, "space." + kn + ".gen");
+      sp.st = int_list(v["ST"], origin, "space." + kn + ".ST");
       for (int x : sp.nt)
         if (x != 0 && x != 1) fail(origin, "space." + kn + ".NT must contain only 0 and 1");
-      for (const auto* l : {&sp.wv, &sp.sk, &sp.mb, &sp.npw})
+      for (const auto* l : {&sp.wv, &sp.sk, &sp.mb, &sp.npw, &sp.st})
         for (int x : *l)
           if (x < 1 || x > 64) fail(origin, "space." + kn + ": knob values must be in 1..64");
       s.space[kn] = sp;

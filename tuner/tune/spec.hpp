@@ -24,8 +24,11 @@ struct ShapeSpec {
 };
 
 // Per knob, the values to try; empty means the kernel family's default space for the arch.
+// `gen` keeps only those kernel generations (0 mma_sync, 1 sm90a; in TOML numbers or names);
+// `st` filters the sm90a generation's ring stages (ST) and leaves mma_sync configs, which have
+// none, alone. WV..NT filter both generations.
 struct SpaceSpec {
-  std::vector<int> wv, sk, mb, npw, nt;
+  std::vector<int> wv, sk, mb, npw, nt, gen, st;
 };
 
 struct PoolSpec {

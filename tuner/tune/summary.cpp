@@ -1,6 +1,7 @@
 #include "tuner/tune/summary.hpp"
 
 #include <algorithm>
+#include <set>
 #include <thread>
 
 #include <fmt/core.h>
@@ -61,18 +62,36 @@ void print_summary(const SweepContext& ctx) {
                   {"race_setup_warmup", sec.setup_warmup},
                   {"sampling", sec.sampling},
                   {"store", sec.store},
+                  {"floors", sec.floors},
+                  {"steps", sec.steps},
                   {"total", sec.total}}},
-                {"winners", json::array()}};
+                {"winners", json::array()},
+                {"floors", json::array()},
+                {"steps", json::array()}};
+    for (const auto& f : ctx.store.floors(ctx.run))
+      out["floors"].push_back({{"kind", std::string(db::to_string(f.kind))},
+                               {"n", f.n},
+                               {"k", f.k},
+                               {"us", f.median_us},
+                               {"gbps", f.gbps.value_or(0)}});
+    for (const auto& st : ctx.store.steps(ctx.run))
+      out["steps"].push_back({{"name", st.name},
+                              {"m", st.m},
+                              {"path", std::string(db::to_string(st.path))},
+                              {"ok", st.status == db::StepStatus::ok},
+                              {"us", st.median_us.value_or(0)}});
     for (const auto& w : winners)
-      out["winners"].push_back(
-          {{"kernel", w.kernel},
-           {"n", w.n},
-           {"k", w.k},
-           {"band", w.band_limit},
-           {"config", {w.config.wv, w.config.sk, w.config.mb, w.config.npw, w.config.nt}},
-           {"us", w.median_us},
-           {"vs_bf16", w.speedup_vs_bf16.value_or(0)},
-           {"vs_fp8", w.speedup_vs_fp8.value_or(0)}});
+      out["winners"].push_back({{"kernel", w.kernel},
+                                {"n", w.n},
+                                {"k", w.k},
+                                {"band", w.band_limit},
+                                {"generation", std::string(db::generation_name(w.config.gen))},
+                                {"config",
+                                 {w.config.wv, w.config.sk, w.config.mb, w.config.npw, w.config.nt,
+                                  w.config.gen, w.config.st}},
+                                {"us", w.median_us},
+                                {"vs_bf16", w.speedup_vs_bf16.value_or(0)},
+                                {"vs_fp8", w.speedup_vs_fp8.value_or(0)}});
     fmt::print("{}\n", out.dump(2));
     return;
   }
@@ -84,12 +103,22 @@ void print_summary(const SweepContext& ctx) {
   if (ctx.ceiling_gbps > 0) fmt::print("streaming-read ceiling {:.0f} GB/s\n", ctx.ceiling_gbps);
   // "other": planning, the run's rows, compile-cache reads, worker round trips between phases.
   const double other = sec.total - (sec.open + sec.compile + sec.shapes + sec.verify +
-                                    sec.race_setup + sec.sampling + sec.store);
+                                    sec.race_setup + sec.sampling + sec.store + sec.floors +
+                                    sec.steps);
   fmt::print(
-      "time: open and ceiling {:.1f} s, compile {:.1f} s, shapes {:.1f} s, verify {:.1f} s, race "
-      "setup {:.1f} s, sampling {:.1f} s, store {:.1f} s, other {:.1f} s; total {:.1f} s\n",
-      sec.open, sec.compile, sec.shapes, sec.verify, sec.race_setup, sec.sampling, sec.store,
-      std::max(0.0, other), sec.total);
+      "time: open and ceiling {:.1f} s, compile {:.1f} s, shapes {:.1f} s, floors {:.1f} s, verify "
+      "{:.1f} s, race setup {:.1f} s, sampling {:.1f} s, store {:.1f} s, steps {:.1f} s, other "
+      "{:.1f} s; total {:.1f} s\n",
+      sec.open, sec.compile, sec.shapes, sec.floors, sec.verify, sec.race_setup, sec.sampling,
+      sec.store, sec.steps, std::max(0.0, other), sec.total);
+  const auto floors = ctx.store.floors(ctx.run);
+  const auto read_floor = [&](std::int64_t n, std::int64_t k) -> double {
+    for (const auto& f : floors)
+      if (f.kind == db::FloorKind::read && f.n == n && f.k == k) return f.median_us;
+    return 0;
+  };
+  for (const auto& f : floors)
+    if (f.kind == db::FloorKind::launch) fmt::print("launch floor {:.2f} us\n", f.median_us);
   fmt::print(
       "race setup: workspace {:.1f} s, baselines {:.1f} s, candidates {:.1f} s, warm-up "
       "{:.1f} s\n",
@@ -99,14 +128,36 @@ void print_summary(const SweepContext& ctx) {
         "(shapes, verify, race setup, sampling and store are summed over the {} GPUs' workers, "
         "which ran at once; the dispatch lines give each one's busy and idle time)\n",
         ctx.workers);
-  fmt::print("{:<14} {:<18} {:>5} {:<18} {:>9} {:>8} {:>8}\n", "kernel", "shape", "band", "config",
-             "us", "vs bf16", "vs fp8");
-  for (const auto& w : winners)
-    fmt::print("{:<14} {:<18} {:>5} {:<18} {:>9.2f} {:>7.2f}x {:>7.2f}x\n", w.kernel,
-               ctx.store.shape_name(ctx.run, w.n, w.k), w.band_limit,
-               fmt::format("({},{},{},{},{})", w.config.wv, w.config.sk, w.config.mb, w.config.npw,
-                           w.config.nt),
-               w.median_us, w.speedup_vs_bf16.value_or(0), w.speedup_vs_fp8.value_or(0));
+  // Configs as kernels::to_string writes them: "(WV, SK, MB, NPW, NT)" for mma_sync,
+  // "sm90a(WV, SK, MB, NPW, NT, ST)" for the sm90a generation.
+  fmt::print("{:<14} {:<18} {:>5} {:<30} {:>9} {:>8} {:>8} {:>8}\n", "kernel", "shape", "band",
+             "config", "us", "vs bf16", "vs fp8", "x floor");
+  for (const auto& w : winners) {
+    const double fl = read_floor(w.n, w.k);
+    fmt::print("{:<14} {:<18} {:>5} {:<30} {:>9.2f} {:>7.2f}x {:>7.2f}x {:>7.2f}x\n", w.kernel,
+               ctx.store.shape_name(ctx.run, w.n, w.k), w.band_limit, db::to_string(w.config),
+               w.median_us, w.speedup_vs_bf16.value_or(0), w.speedup_vs_fp8.value_or(0),
+               fl > 0 ? w.median_us / fl : 0.0);
+  }
+  const auto steps = ctx.store.steps(ctx.run);
+  if (!steps.empty()) {
+    fmt::print("{:<10} {:>3}", "step", "M");
+    for (auto p : db::kStepPaths) fmt::print(" {:>14}", db::to_string(p));
+    fmt::print("   (us per step)\n");
+    std::set<std::pair<std::string, int>> keys;
+    for (const auto& st : steps) keys.insert({st.name, st.m});
+    for (const auto& [name, m] : keys) {
+      fmt::print("{:<10} {:>3}", name, m);
+      for (auto p : db::kStepPaths) {
+        std::string cell = "-";
+        for (const auto& st : steps)
+          if (st.name == name && st.m == m && st.path == p)
+            cell = st.median_us ? fmt::format("{:.2f}", *st.median_us) : "failed";
+        fmt::print(" {:>14}", cell);
+      }
+      fmt::print("\n");
+    }
+  }
 }
 
 }  // namespace r4::tune

@@ -21,7 +21,9 @@
 #include "tuner/mpi/world.hpp"
 #include "tuner/tune/compile_split.hpp"
 #include "tuner/tune/compile_stage.hpp"
+#include "tuner/tune/config_validator.hpp"
 #include "tuner/tune/dispatch.hpp"
+#include "tuner/tune/floor_stage.hpp"
 #include "tuner/tune/host_dispatch.hpp"
 #include "tuner/tune/mpi_dispatch.hpp"
 #include "tuner/tune/plan.hpp"
@@ -29,6 +31,7 @@
 #include "tuner/tune/ranks.hpp"
 #include "tuner/tune/run_record.hpp"
 #include "tuner/tune/spec.hpp"
+#include "tuner/tune/step_stage.hpp"
 #include "tuner/tune/summary.hpp"
 #include "tuner/tune/sweep_context.hpp"
 
@@ -41,14 +44,7 @@ using nlohmann::json;
 
 db::Store open_store(const std::string& path) {
   auto store = db::Store::open(path);
-  store.set_config_validator([](const db::KernelConfigRow& row) {
-    auto id = kernels::parse_kernel(row.kernel);
-    auto arch = gpu::Arch::parse(row.arch);
-    if (!id || !arch) return false;
-    return kernels::is_valid(
-        *id, {row.config.wv, row.config.sk, row.config.mb, row.config.npw, row.config.nt}, *arch,
-        {row.n, row.k, std::max(1, row.m)});
-  });
+  store.set_config_validator(kernel_config_validator());
   return store;
 }
 
@@ -81,21 +77,29 @@ struct Group {
 };
 
 // Every race of the plan, on the dispatcher's workers, then the stages that follow the races.
-void measure(std::vector<Group>& groups, const std::vector<GpuSlot>& gpus, Dispatcher& dispatcher) {
+void measure(std::vector<Group>& groups, const std::vector<GpuSlot>& gpus,
+             Dispatcher& dispatcher) {
   std::vector<SweepContext*> contexts;
-  for (auto& g : groups) contexts.push_back(g.ctx.get());
+  std::map<db::Id, Group*> by_run;
+  for (auto& g : groups) {
+    contexts.push_back(g.ctx.get());
+    by_run[g.ctx->run] = &g;
+  }
   DispatchWork work;
-  work.on_shape = [&](SweepContext& /*worker*/, SweepWorker& /*w*/, const ShapeSpec& /*sh*/) {
-    // The per-shape stages that precede its races go here (the floors, once per shape): the
-    // worker's context carries its GPU and writes through write().
+  // Once per shape (and device group), on the worker that set it up for the shape's first race:
+  // the shape's read floor (and once per run the launch floor).
+  work.on_shape = [&](SweepContext& worker, SweepWorker& w, const ShapeSpec& sh) {
+    measure_floors(worker, w, sh);
   };
   work.race = [&](SweepContext& worker, SweepWorker& w, const ShapeSpec& sh, int m) {
     run_race(worker, w, *worker.plan, sh, m);
   };
-  work.after_races = [&](SweepContext& worker, SweepWorker& /*w*/) {
+  // After every race of a group, while the workers are up: its decode-step chains, on one of its
+  // workers in the process that holds the database (every worker's floors read back first).
+  work.after_races = [&](SweepContext& worker, SweepWorker& w) {
     if (worker.run == 0) return;  // a model with nothing to resume
-    // The stages after every race go here, in order (the decode-step chains): once per device
-    // group, while the workers are still up.
+    load_floors(worker);
+    run_steps(worker, w, *worker.plan, *by_run.at(worker.run)->backend);
   };
   dispatcher.run(contexts, gpus, work);
   dispatcher.stop();
@@ -138,6 +142,7 @@ std::pair<int, std::string> begin_runs(std::vector<Group>& groups, OpenedDevices
       continue;
     }
     ++kept;
+    load_floors(*gr.ctx);  // a --resume measures only the floors the run lacks
     if (timed) record_gpus(*gr.ctx, present[g], opened.gpus, g);
   }
   if (kept == 0) return {3, "--resume: no device group of this launch has a run to continue"};
@@ -157,8 +162,15 @@ void share_runs(mpi::World& world, std::vector<Group>& groups, OpenedDevices& op
       for (const auto& [key, pass] : c.checked)
         checked.push_back(
             {std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), pass});
-      state["groups"].push_back(
-          {{"run", c.run}, {"ceiling", c.ceiling_gbps}, {"raced", raced}, {"checked", checked}});
+      json floors = json::array();
+      for (const auto& [nk, grid] : c.floor_grids)
+        floors.push_back({nk.first, nk.second, grid.first, grid.second});
+      state["groups"].push_back({{"run", c.run},
+                                 {"ceiling", c.ceiling_gbps},
+                                 {"raced", raced},
+                                 {"checked", checked},
+                                 {"floors", floors},
+                                 {"launch_floor", c.launch_floor_done}});
     }
     state["gpus"] = json::array();
     for (const auto& s : opened.gpus)
@@ -175,6 +187,10 @@ void share_runs(mpi::World& world, std::vector<Group>& groups, OpenedDevices& op
     for (const auto& r : j.at("raced"))
       c.raced.insert(
           std::make_tuple(r[0].get<std::int64_t>(), r[1].get<std::int64_t>(), r[2].get<int>()));
+    for (const auto& f : j.at("floors"))
+      c.floor_grids[{f[0].get<std::int64_t>(), f[1].get<std::int64_t>()}] = {
+          f[2].get<unsigned>(), f[3].get<unsigned>()};
+    c.launch_floor_done = j.at("launch_floor");
     for (const auto& r : j.at("checked"))
       c.checked[{r[0].get<db::Id>(), r[1].get<std::int64_t>(), r[2].get<std::int64_t>(),
                  r[3].get<int>()}] = r[4].get<bool>();

@@ -43,7 +43,7 @@ class SweepStop : public std::runtime_error {
 // Wall seconds per phase of this invocation, reported at the end (where a sweep's time goes).
 struct PhaseSeconds {
   double open = 0, compile = 0, shapes = 0, verify = 0, race_setup = 0, sampling = 0, store = 0,
-         total = 0;
+         total = 0, floors = 0, steps = 0;
   // Inside race setup, as the worker reports it.
   double setup_workspace = 0, setup_baselines = 0, setup_candidates = 0, setup_warmup = 0;
 };
@@ -81,6 +81,10 @@ struct SweepContext {
   // stored.
   std::map<std::tuple<db::Id, std::int64_t, std::int64_t, int>, bool> checked;
   std::set<std::tuple<std::int64_t, std::int64_t, int>> raced;
+  // Each shape's read-floor grid (blocks, threads), for the step chains' read-floor paths; a
+  // shape is here once its read floor is stored (floor_stage.hpp).
+  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<unsigned, unsigned>> floor_grids;
+  bool launch_floor_done = false;  // the run's launch floor is stored (or another worker's job)
   SweepTally tally;
   PhaseSeconds sec;
   std::mt19937_64 rng{0x5eedULL};  // the races' seeds and orders: fixed, so a sweep replays
@@ -100,10 +104,15 @@ struct SweepContext {
   return id == kernels::KernelId::gemm_w4a8_nt ? "w4a8" : "w4a16";
 }
 [[nodiscard]] inline db::Config to_db(const kernels::Config& c) {
-  return {c.wv, c.sk, c.mb, c.npw, c.nt};
+  return {c.wv, c.sk, c.mb, c.npw, c.nt, c.gen, c.st};
 }
+// The worker protocol's config: [WV, SK, MB, NPW, NT, GEN, ST] (tuner/worker/device_session.hpp;
+// a reader takes a 5-array as generation 0).
 [[nodiscard]] inline nlohmann::json config_json(const kernels::Config& c) {
-  return nlohmann::json::array({c.wv, c.sk, c.mb, c.npw, c.nt});
+  return nlohmann::json::array({c.wv, c.sk, c.mb, c.npw, c.nt, c.gen, c.st});
+}
+[[nodiscard]] inline kernels::Config from_db(const db::Config& c) {
+  return {c.wv, c.sk, c.mb, c.npw, c.nt, c.gen, c.st};
 }
 
 }  // namespace r4::tune

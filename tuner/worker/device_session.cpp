@@ -27,10 +27,18 @@ namespace {
 
 using nlohmann::json;
 
+// [WV, SK, MB, NPW, NT, GEN, ST] (tune/sweep_context.hpp config_json); a 5-array is generation 0.
 kernels::Config config_of(const json& j) {
   const auto& a = j.at("config");
-  return {a.at(0).get<int>(), a.at(1).get<int>(), a.at(2).get<int>(), a.at(3).get<int>(),
-          a.at(4).get<int>()};
+  if (a.size() != 5 && a.size() != 7)
+    throw std::invalid_argument("config must be [WV, SK, MB, NPW, NT(, GEN, ST)], not " + a.dump());
+  kernels::Config c{a.at(0).get<int>(), a.at(1).get<int>(), a.at(2).get<int>(), a.at(3).get<int>(),
+                    a.at(4).get<int>()};
+  if (a.size() == 7) {
+    c.gen = a.at(5).get<int>();
+    c.st = a.at(6).get<int>();
+  }
+  return c;
 }
 
 kernels::KernelId kernel_of(const json& j) {

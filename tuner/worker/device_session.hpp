@@ -9,7 +9,8 @@
 //        random weights for (N, K) (packed for the arch), and a pool of `copies` independent
 //        copies of weights, activations and outputs for timing, cut into slices for screening
 //        (measure/pool.hpp)                          -> {"copies": P, "slices": R, "slice_len": S}
-//   {"op":"verify", "kernel":name, "binary":path, "config":[WV,SK,MB,NPW,NT], "m":M, "seed":S}
+//   {"op":"verify", "kernel":name, "binary":path, "config":[WV,SK,MB,NPW,NT,GEN,ST], "m":M,
+//    "seed":S}   (a config of 5 elements is generation 0, mma_sync, ST 0; kernels/config.hpp)
 //        -> {"pass": bool, "bad": n, "max_ratio": r, "detail": "..."}
 //   {"op":"race", "m":M, "entries":[{"kernel":..,"binary":..,"config":[..]} |
 //                                   {"baseline":"bf16"|"fp8_block"}], "warmup": W}

@@ -18,6 +18,8 @@
 // sweep's run-to-run spread (docs/TUNER.md).
 //
 // usage: r4d_bench [w4a16|w4a8|all] [rounds] [band limits, e.g. 16,64 (default: all)] [DB]
+//        r4d_bench chain [rounds] [M list, e.g. 1,8,64] [shapes, e.g. 3072x5120,5120x2048]
+//          (a decode step through r4d::gemm, plain and with PDL: bench/chain_bench.cpp)
 // (exits 0 with a note when there is no GPU)
 #include <algorithm>
 #include <cstdio>
@@ -29,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "chain_bench.hpp"
 #include "db/store.hpp"
 #include "kernels/baseline.hpp"
 #include "kernels/family.hpp"
@@ -54,6 +57,7 @@ struct Row {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "chain") return r4d::bench::run_chain(argc - 1, argv + 1);
   const std::string which = argc > 1 ? argv[1] : "all";
   const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 15;
   std::vector<int> bands;

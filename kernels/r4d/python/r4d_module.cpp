@@ -1,11 +1,14 @@
 // The Python module `r4d`: the surface seeds/000 uses (select, the constants, launch callables
 // named as select returns them, taking integer device pointers and an integer stream handle)
-// plus config_for, the automatic gemm, the tables, the counters, and pack() over quant/.
+// plus config_for, the automatic gemm, the tables, the counters, and pack() over quant/. Every
+// launch callable takes the keyword `pdl`: None (automatic: programmatic dependent launch where
+// the device supports it), True (on; raises where the device cannot) or False (off).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -32,6 +35,12 @@ r4d::Dtype dtype_arg(const std::string& s) {
   const auto d = r4d::parse_dtype(s);
   if (!d) throw py::value_error("r4d: dtype must be 'w4a16' or 'w4a8', got '" + s + "'");
   return *d;
+}
+
+// pdl=None / True / False -> r4d::Pdl.
+r4d::Pdl pdl_arg(const std::optional<bool>& pdl) {
+  if (!pdl) return r4d::Pdl::automatic;
+  return *pdl ? r4d::Pdl::on : r4d::Pdl::off;
 }
 
 // Launch wrapper: registers the workspace on first use outside capture, raises on refusal.
@@ -117,46 +126,62 @@ PYBIND11_MODULE(r4d, m) {
   m.def(
       "gemm_w4a16_nt",
       [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, int WV, int SK, int MB, int NPW,
-         int NT, ptr stream) {
+         int NT, ptr stream, std::optional<bool> pdl) {
         launch("gemm_w4a16_nt", stream, [&](r4d::stream_t s) {
-          return r4d::gemm_w4a16_nt(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, WV, SK, MB, NPW, NT, s);
+          return r4d::gemm_w4a16_nt(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, WV, SK, MB, NPW, NT, s,
+                                    pdl_arg(pdl));
         });
       },
-      "C bf16 [M,N] = A f16 [M,K] x W^T (all integer device pointers; stream an int).");
+      py::arg("a"), py::arg("wq"), py::arg("wsz"), py::arg("c"), py::arg("M"), py::arg("K"),
+      py::arg("N"), py::arg("WV"), py::arg("SK"), py::arg("MB"), py::arg("NPW"), py::arg("NT"),
+      py::arg("stream"), py::kw_only(), py::arg("pdl") = py::none(),
+      "C bf16 [M,N] = A f16 [M,K] x W^T (all integer device pointers; stream an int; pdl None = "
+      "automatic, True, False).");
   m.def(
       "gemm_w4a16_nt_bf16",
       [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, int WV, int SK, int MB, int NPW,
-         int NT, ptr stream) {
+         int NT, ptr stream, std::optional<bool> pdl) {
         launch("gemm_w4a16_nt_bf16", stream, [&](r4d::stream_t s) {
           return r4d::gemm_w4a16_nt_bf16(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, WV, SK, MB, NPW,
-                                         NT, s);
+                                         NT, s, pdl_arg(pdl));
         });
       },
+      py::arg("a"), py::arg("wq"), py::arg("wsz"), py::arg("c"), py::arg("M"), py::arg("K"),
+      py::arg("N"), py::arg("WV"), py::arg("SK"), py::arg("MB"), py::arg("NPW"), py::arg("NT"),
+      py::arg("stream"), py::kw_only(), py::arg("pdl") = py::none(),
       "As gemm_w4a16_nt with A in bf16.");
   m.def(
       "gemm_w4a8_nt",
       [](ptr q, ptr sc, ptr wq, ptr wsz, ptr c, int M, int K, int N, int WV, int SK, int MB,
-         int NPW, int NT, ptr stream) {
+         int NPW, int NT, ptr stream, std::optional<bool> pdl) {
         launch("gemm_w4a8_nt", stream, [&](r4d::stream_t s) {
           return r4d::gemm_w4a8_nt(cp(q), cp(sc), cp(wq), cp(wsz), mp(c), M, K, N, WV, SK, MB, NPW,
-                                   NT, s);
+                                   NT, s, pdl_arg(pdl));
         });
       },
+      py::arg("q"), py::arg("sc"), py::arg("wq"), py::arg("wsz"), py::arg("c"), py::arg("M"),
+      py::arg("K"), py::arg("N"), py::arg("WV"), py::arg("SK"), py::arg("MB"), py::arg("NPW"),
+      py::arg("NT"), py::arg("stream"), py::kw_only(), py::arg("pdl") = py::none(),
       "C bf16 [M,N] = diag(sc) q int8 [M,K] x W^T.");
   m.def(
       "quant_act",
-      [](ptr a, ptr q, ptr sc, int M, int K, ptr stream) {
-        launch("quant_act", stream,
-               [&](r4d::stream_t s) { return r4d::quant_act(cp(a), mp(q), mp(sc), M, K, s); });
+      [](ptr a, ptr q, ptr sc, int M, int K, ptr stream, std::optional<bool> pdl) {
+        launch("quant_act", stream, [&](r4d::stream_t s) {
+          return r4d::quant_act(cp(a), mp(q), mp(sc), M, K, s, pdl_arg(pdl));
+        });
       },
+      py::arg("a"), py::arg("q"), py::arg("sc"), py::arg("M"), py::arg("K"), py::arg("stream"),
+      py::kw_only(), py::arg("pdl") = py::none(),
       "q int8 [M,K], sc f32 [M] = per-row quantisation of A bf16 [M,K].");
   m.def(
       "gemm",
-      [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, ptr stream) {
+      [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, ptr stream, std::optional<bool> pdl) {
         launch("gemm", stream, [&](r4d::stream_t s) {
-          return r4d::gemm(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, s);
+          return r4d::gemm(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, s, pdl_arg(pdl));
         });
       },
+      py::arg("a"), py::arg("wq"), py::arg("wsz"), py::arg("c"), py::arg("M"), py::arg("K"),
+      py::arg("N"), py::arg("stream"), py::kw_only(), py::arg("pdl") = py::none(),
       "Automatic: A bf16 [M,K]; the table's config; w4a8 above A8_M rows.");
 
   m.def(
@@ -168,6 +193,9 @@ PYBIND11_MODULE(r4d, m) {
       },
       py::arg("device") = 0, "Allocate and zero the device's workspace (outside graph capture).");
   m.def("release", &r4d::release, py::arg("device") = 0);
+  m.def("pdl_supported", &r4d::pdl_supported, py::arg("device") = 0,
+        "Whether launches on the device can use programmatic dependent launch (compute capability "
+        ">= 9.0 and kernels compiled for sm_90+); False before init(device).");
   m.def("workspace_bytes_required", &r4d::workspace_bytes_required);
   m.def("has_kernels", &r4d::has_kernels);
   m.def(
@@ -201,9 +229,11 @@ PYBIND11_MODULE(r4d, m) {
     d["m_out_of_range"] = s.m_out_of_range;
     d["invalid_config"] = s.invalid_config;
     d["launches"] = s.launches;
+    d["pdl_launches"] = s.pdl_launches;
     d["refused"] = s.refused;
     d["not_compiled"] = s.not_compiled;
     d["not_initialised"] = s.not_initialised;
+    d["pdl_unsupported"] = s.pdl_unsupported;
     return d;
   });
   m.def("reset_stats", &r4d::reset_stats);

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "kernels/config.hpp"
+#include "r4d/pdl.hpp"
 #include "r4d/table.hpp"
 
 namespace r4d::detail {
@@ -73,6 +74,30 @@ inline constexpr unsigned kQuantActThreads = 256;  // kernels/quant_act.cu R4_QA
          static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(m * n) * 4;
 }
 
+// Programmatic dependent launch: whether launches on a device of compute capability major.minor
+// can use it, given `ptx_version`, the virtual architecture the kernel image that device runs was
+// compiled from (cudaFuncAttributes::ptxVersion, e.g. 90; 0 when unknown). PDL needs cc >= 9.0,
+// and the kernels carry griddepcontrol only when compiled for compute_90 or later
+// (kernels/prelude.h: r4_pdl_wait is a no-op below __CUDA_ARCH__ 900). A build for sm_80 alone
+// runs on an H200 through its compute_80 PTX: no wait in the kernels, so no PDL.
+[[nodiscard]] constexpr bool pdl_capable(int major, int minor, int ptx_version) {
+  return major * 10 + minor >= 90 && ptx_version >= 90;
+}
+
+// What one launch does with option `p` on a device whose pdl_capable is `capable`.
+enum class PdlUse { plain, pdl, refuse };
+[[nodiscard]] constexpr PdlUse resolve_pdl(Pdl p, bool capable) {
+  switch (p) {
+    case Pdl::off:
+      return PdlUse::plain;
+    case Pdl::on:
+      return capable ? PdlUse::pdl : PdlUse::refuse;
+    case Pdl::automatic:
+      break;
+  }
+  return capable ? PdlUse::pdl : PdlUse::plain;
+}
+
 // Counters behind r4d::stats().
 enum class Counter {
   lookups,
@@ -84,6 +109,8 @@ enum class Counter {
   refused,
   not_compiled,
   not_initialised,
+  pdl_launches,
+  pdl_unsupported,
   count_
 };
 void bump(Counter c);

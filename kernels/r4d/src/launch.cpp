@@ -1,6 +1,8 @@
 // Launchers, the automatic gemm and the per-device workspace registry. The only r4d source that
 // includes a CUDA header: r4d is the CUDA runtime's client by design (cudaLaunchKernel on
-// kernels nvcc compiled ahead of time), unlike the tuner, which dlopens the driver.
+// kernels nvcc compiled ahead of time; cudaLaunchKernelExC with
+// cudaLaunchAttributeProgrammaticStreamSerialization under PDL), unlike the tuner, which dlopens
+// the driver (tuner/gpu/backend_cuda.cpp, cuLaunchKernelEx with the driver's equivalent).
 #include "r4d/launch.hpp"
 
 #include <cuda_runtime_api.h>
@@ -36,6 +38,7 @@ struct DeviceState {
   std::size_t scratch_bytes = 0;
   int major = 0;
   int minor = 0;
+  bool pdl = false;  // detail::pdl_capable(major, minor, the kernels' ptxVersion there)
   bool owned = false;
 };
 
@@ -64,6 +67,7 @@ Status refuse(Status s) {
   if (s == Status::invalid_config) detail::bump(Counter::invalid_config);
   if (s == Status::not_compiled) detail::bump(Counter::not_compiled);
   if (s == Status::not_initialised) detail::bump(Counter::not_initialised);
+  if (s == Status::pdl_unsupported) detail::bump(Counter::pdl_unsupported);
   return s;
 }
 
@@ -71,12 +75,18 @@ bool aligned(const void* p, std::size_t a) {
   return p != nullptr && reinterpret_cast<std::uintptr_t>(p) % a == 0;
 }
 
+// A device's state, or null when none is registered.
+const DeviceState* registered(int device) {
+  if (device < 0 || device >= kMaxDevices) return nullptr;
+  const DeviceState& s = g_devices[static_cast<std::size_t>(device)];
+  return s.ready.load(std::memory_order_acquire) ? &s : nullptr;
+}
+
 // The calling thread's device state, or null when none is registered.
 const DeviceState* current_state() {
   int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return nullptr;
-  const DeviceState& s = g_devices[static_cast<std::size_t>(dev)];
-  return s.ready.load(std::memory_order_acquire) ? &s : nullptr;
+  if (cudaGetDevice(&dev) != cudaSuccess) return nullptr;
+  return registered(dev);
 }
 
 const detail::CompiledKernel* find(KernelId id, const Config& c, bool a_bf16) {
@@ -85,12 +95,31 @@ const detail::CompiledKernel* find(KernelId id, const Config& c, bool a_bf16) {
   return nullptr;
 }
 
-// Validates (state, config, shape, build) and resolves the kernel; on success fills `k`/`st`.
-Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N,
-               const detail::CompiledKernel*& k, const DeviceState*& st) {
+// The virtual architecture the kernel image `device` runs was compiled from (90 for the sm_90
+// image of the default 80;90 build on an H200; 80 where an sm_80-only build is JIT-compiled from
+// its PTX), or 0 when the runtime cannot say. Every r4d kernel is compiled for the same arches, so
+// one (the first in the registry) answers for all. May load that kernel's module (lazy loading).
+int kernels_ptx_version(int device) {
+  const auto kernels = detail::compiled_kernels();
+  int prev = 0;
+  if (kernels.empty() || cudaGetDevice(&prev) != cudaSuccess) return 0;
+  if (prev != device && cudaSetDevice(device) != cudaSuccess) return 0;
+  cudaFuncAttributes fa{};
+  const bool ok = cudaFuncGetAttributes(&fa, kernels.front().entry()) == cudaSuccess;
+  if (prev != device) (void)cudaSetDevice(prev);
+  return ok ? fa.ptxVersion : 0;
+}
+
+// Validates (state, PDL option, config, shape, build) and resolves the kernel; on success fills
+// `k`/`st`/`use_pdl`.
+Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N, Pdl pdl,
+               const detail::CompiledKernel*& k, const DeviceState*& st, bool& use_pdl) {
   if (detail::compiled_kernels().empty()) return refuse(Status::no_kernels);
   st = current_state();
   if (st == nullptr) return refuse(Status::not_initialised);
+  const detail::PdlUse use = detail::resolve_pdl(pdl, st->pdl);
+  if (use == detail::PdlUse::refuse) return refuse(Status::pdl_unsupported);
+  use_pdl = use == detail::PdlUse::pdl;
   const r4::kernels::Shape s{N, K, M};
   if (!r4::kernels::is_valid(id, detail::to_kernels(c), detail::nvidia_arch(st->major, st->minor),
                              s))
@@ -102,26 +131,46 @@ Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N,
   return Status::ok;
 }
 
-Status enqueue(const detail::CompiledKernel& k, const detail::Dims& d, void** args,
-               stream_t stream) {
-  if (cudaLaunchKernel(k.entry(), dim3(d.gx, d.gy, d.gz), dim3(d.block), args, d.shared, stream) !=
-      cudaSuccess)
-    return refuse(Status::launch_failed);
+// Plain: cudaLaunchKernel, as before PDL. PDL: the same launch through cudaLaunchKernelExC with
+// programmatic stream serialization allowed (captured into a graph as a programmatic edge).
+Status enqueue(const detail::CompiledKernel& k, const detail::Dims& d, void** args, stream_t stream,
+               bool use_pdl) {
+  if (!use_pdl) {
+    if (cudaLaunchKernel(k.entry(), dim3(d.gx, d.gy, d.gz), dim3(d.block), args, d.shared,
+                         stream) != cudaSuccess)
+      return refuse(Status::launch_failed);
+  } else {
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(d.gx, d.gy, d.gz);
+    cfg.blockDim = dim3(d.block);
+    cfg.dynamicSmemBytes = d.shared;
+    cfg.stream = stream;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    if (cudaLaunchKernelExC(&cfg, k.entry(), args) != cudaSuccess)
+      return refuse(Status::launch_failed);
+    detail::bump(Counter::pdl_launches);
+  }
   detail::bump(Counter::launches);
   return Status::ok;
 }
 
 Status launch_w4a16(bool a_bf16, const void* a, const void* wq, const void* wsz, void* c, int M,
-                    int K, int N, const Config& cfg, stream_t stream) {
+                    int K, int N, const Config& cfg, stream_t stream, Pdl pdl) {
   const detail::CompiledKernel* k = nullptr;
   const DeviceState* st = nullptr;
-  if (Status s = prepare(KernelId::gemm_w4a16_nt, cfg, a_bf16, M, K, N, k, st); s != Status::ok)
+  bool use_pdl = false;
+  if (Status s = prepare(KernelId::gemm_w4a16_nt, cfg, a_bf16, M, K, N, pdl, k, st, use_pdl);
+      s != Status::ok)
     return s;
   if (!aligned(a, 16) || !aligned(wq, 16) || !aligned(wsz, 4) || !aligned(c, 2))
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&a, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N), args, stream);
+  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N), args, stream, use_pdl);
 }
 
 }  // namespace
@@ -132,6 +181,15 @@ std::size_t workspace_bytes_required() {
 
 bool has_kernels() {
   return !detail::compiled_kernels().empty();
+}
+
+bool pdl_supported(int device) {
+  const DeviceState* s = registered(device);
+  return s != nullptr && s->pdl;
+}
+
+bool uses_pdl(Pdl p, int device) {
+  return detail::resolve_pdl(p, pdl_supported(device)) == detail::PdlUse::pdl;
 }
 
 std::vector<Config> compiled_configs(Dtype d) {
@@ -148,6 +206,7 @@ Status register_workspace(int device, void* ptr, std::size_t bytes) {
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
     return Status::launch_failed;
+  const int ptx = kernels_ptx_version(device);
   std::lock_guard lock(g_mutex);
   DeviceState& s = g_devices[static_cast<std::size_t>(device)];
   if (s.ready.load(std::memory_order_acquire) && s.owned) return Status::bad_argument;
@@ -165,6 +224,7 @@ Status register_workspace(int device, void* ptr, std::size_t bytes) {
   }
   s.major = major;
   s.minor = minor;
+  s.pdl = detail::pdl_capable(major, minor, ptx);
   s.owned = false;
   s.ready.store(true, std::memory_order_release);
   return Status::ok;
@@ -223,45 +283,53 @@ void release(int device) {
   }
   s.base = s.scratch = nullptr;
   s.splitk_bytes = s.scratch_bytes = 0;
+  s.pdl = false;
   s.owned = false;
 }
 
 Status gemm_w4a16_nt(const void* a, const void* wq, const void* wsz, void* c, int M, int K, int N,
-                     int WV, int SK, int MB, int NPW, int NT, stream_t stream) {
-  return launch_w4a16(false, a, wq, wsz, c, M, K, N, Config{WV, SK, MB, NPW, NT}, stream);
+                     int WV, int SK, int MB, int NPW, int NT, stream_t stream, Pdl pdl) {
+  return launch_w4a16(false, a, wq, wsz, c, M, K, N, Config{WV, SK, MB, NPW, NT}, stream, pdl);
 }
 
 Status gemm_w4a16_nt_bf16(const void* a, const void* wq, const void* wsz, void* c, int M, int K,
-                          int N, int WV, int SK, int MB, int NPW, int NT, stream_t stream) {
-  return launch_w4a16(true, a, wq, wsz, c, M, K, N, Config{WV, SK, MB, NPW, NT}, stream);
+                          int N, int WV, int SK, int MB, int NPW, int NT, stream_t stream,
+                          Pdl pdl) {
+  return launch_w4a16(true, a, wq, wsz, c, M, K, N, Config{WV, SK, MB, NPW, NT}, stream, pdl);
 }
 
 Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz, void* c, int M,
-                    int K, int N, int WV, int SK, int MB, int NPW, int NT, stream_t stream) {
+                    int K, int N, int WV, int SK, int MB, int NPW, int NT, stream_t stream,
+                    Pdl pdl) {
   const Config cfg{WV, SK, MB, NPW, NT};
   const detail::CompiledKernel* k = nullptr;
   const DeviceState* st = nullptr;
-  if (Status s = prepare(KernelId::gemm_w4a8_nt, cfg, false, M, K, N, k, st); s != Status::ok)
+  bool use_pdl = false;
+  if (Status s = prepare(KernelId::gemm_w4a8_nt, cfg, false, M, K, N, pdl, k, st, use_pdl);
+      s != Status::ok)
     return s;
   if (!aligned(q, 16) || !aligned(sc, 4) || !aligned(wq, 16) || !aligned(wsz, 4) || !aligned(c, 2))
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N), args, stream);
+  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N), args, stream, use_pdl);
 }
 
-Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream) {
+Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream, Pdl pdl) {
   const detail::CompiledKernel* k = nullptr;
   const DeviceState* st = nullptr;
-  if (Status s = prepare(KernelId::quant_act, Config{}, false, M, K, 16, k, st); s != Status::ok)
+  bool use_pdl = false;
+  if (Status s = prepare(KernelId::quant_act, Config{}, false, M, K, 16, pdl, k, st, use_pdl);
+      s != Status::ok)
     return s;
   if (!aligned(a, 16) || !aligned(q, 16) || !aligned(sc, 4)) return refuse(Status::bad_argument);
   void* args[] = {&a, &q, &sc, &M, &K};
-  return enqueue(*k, {static_cast<unsigned>(M), 1, 1, detail::kQuantActThreads, 0}, args, stream);
+  return enqueue(*k, {static_cast<unsigned>(M), 1, 1, detail::kQuantActThreads, 0}, args, stream,
+                 use_pdl);
 }
 
 Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M, int K, int N,
-            stream_t stream) {
+            stream_t stream, Pdl pdl) {
   if (M > a8_m() && !table(Dtype::w4a8).empty()) {
     if (const auto cfg = config_for(N, K, M, Dtype::w4a8)) {
       const DeviceState* st = current_state();
@@ -271,16 +339,18 @@ Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
         return refuse(Status::workspace_too_small);
       void* q = st->scratch;
       void* sc = st->scratch + q_bytes;
-      if (Status s = quant_act(a_bf16, q, sc, M, K, stream); s != Status::ok) return s;
+      // Under PDL the scratch is shared safely too: quant_act writes q/sc after its wait (the
+      // previous kernel, which may be an earlier gemm's w4a8 GEMM reading them, has completed).
+      if (Status s = quant_act(a_bf16, q, sc, M, K, stream, pdl); s != Status::ok) return s;
       return gemm_w4a8_nt(q, sc, wq, wsz, c, M, K, N, cfg->wv, cfg->sk, cfg->mb, cfg->npw, cfg->nt,
-                          stream);
+                          stream, pdl);
     }
   }
   const Lookup l = lookup(N, K, M, table(Dtype::w4a16), Dtype::w4a16);
   if (!l.config) return l.status;
   const Config& cfg = *l.config;
   return gemm_w4a16_nt_bf16(a_bf16, wq, wsz, c, M, K, N, cfg.wv, cfg.sk, cfg.mb, cfg.npw, cfg.nt,
-                            stream);
+                            stream, pdl);
 }
 
 }  // namespace r4d

@@ -33,23 +33,29 @@ Status ensure_initialised(stream_t) {
   return Status::no_kernels;
 }
 void release(int) {}
+bool pdl_supported(int) {
+  return false;
+}
+bool uses_pdl(Pdl, int) {
+  return false;
+}
 
 Status gemm_w4a16_nt(const void*, const void*, const void*, void*, int, int, int, int, int, int,
-                     int, int, stream_t) {
+                     int, int, stream_t, Pdl) {
   return refuse();
 }
 Status gemm_w4a16_nt_bf16(const void*, const void*, const void*, void*, int, int, int, int, int,
-                          int, int, int, stream_t) {
+                          int, int, int, stream_t, Pdl) {
   return refuse();
 }
 Status gemm_w4a8_nt(const void*, const void*, const void*, const void*, void*, int, int, int, int,
-                    int, int, int, int, stream_t) {
+                    int, int, int, int, stream_t, Pdl) {
   return refuse();
 }
-Status quant_act(const void*, void*, void*, int, int, stream_t) {
+Status quant_act(const void*, void*, void*, int, int, stream_t, Pdl) {
   return refuse();
 }
-Status gemm(const void*, const void*, const void*, void*, int, int, int, stream_t) {
+Status gemm(const void*, const void*, const void*, void*, int, int, int, stream_t, Pdl) {
   return refuse();
 }
 

@@ -32,9 +32,11 @@ Stats stats() {
   s.m_out_of_range = get(Counter::m_out_of_range);
   s.invalid_config = get(Counter::invalid_config);
   s.launches = get(Counter::launches);
+  s.pdl_launches = get(Counter::pdl_launches);
   s.refused = get(Counter::refused);
   s.not_compiled = get(Counter::not_compiled);
   s.not_initialised = get(Counter::not_initialised);
+  s.pdl_unsupported = get(Counter::pdl_unsupported);
   return s;
 }
 

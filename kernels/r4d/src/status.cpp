@@ -1,5 +1,7 @@
 #include "r4d/status.hpp"
 
+#include "r4d/pdl.hpp"
+
 namespace r4d {
 
 std::string_view to_string(Status s) {
@@ -24,8 +26,23 @@ std::string_view to_string(Status s) {
       return "registered workspace too small for this launch";
     case Status::launch_failed:
       return "the CUDA runtime refused the launch";
+    case Status::pdl_unsupported:
+      return "PDL asked (Pdl::on) on a device without it (compute capability < 9.0, or r4d's "
+             "kernels not compiled for sm_90+)";
   }
   return "unknown status";
+}
+
+std::string_view to_string(Pdl p) {
+  switch (p) {
+    case Pdl::automatic:
+      return "automatic";
+    case Pdl::off:
+      return "off";
+    case Pdl::on:
+      return "on";
+  }
+  return "unknown";
 }
 
 }  // namespace r4d

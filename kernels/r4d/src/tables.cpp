@@ -37,20 +37,22 @@ constexpr Table as_table(table_fallback::missing) {
   return {};
 }
 
-// Every row valid for its kernel on both build arches at its band's top M (clamped MB for lower
-// M is checked at lookup). This is kernels/config.hpp's is_valid, evaluated by the compiler.
+// Every row valid for its kernel at its band's top M (clamped MB for lower M is checked at
+// lookup): an mma_sync row on both build arches, an sm90a row on sm_90 (its only arch). This is
+// kernels/config.hpp's is_valid, generation and ST included, evaluated by the compiler.
 constexpr bool row_valid(KernelId id, const r4d_table_row& r, int major) {
   r4::gpu::Arch a;
   a.vendor = r4::gpu::Vendor::nvidia;
   a.major = major;
-  const r4::kernels::Config c{r.wv, r.sk, r.mb, r.npw, r.nt};
+  const r4::kernels::Config c{r.wv, r.sk, r.mb, r.npw, r.nt, r.gen, r.st};
   const r4::kernels::Shape s{r.n, r.k, std::min(r.m_limit, r4::kernels::kMaxM)};
   return r4::kernels::is_valid(id, c, a, s);
 }
 template <int N>
 constexpr bool rows_valid(KernelId id, const r4d_table_row (&rows)[N]) {
   for (const auto& r : rows)
-    if (!row_valid(id, r, 8) || !row_valid(id, r, 9)) return false;
+    if (!row_valid(id, r, 9) || (r.gen == r4::kernels::kGenMmaSync && !row_valid(id, r, 8)))
+      return false;
   return true;
 }
 constexpr bool rows_valid(KernelId, table_fallback::missing) {
@@ -112,6 +114,9 @@ Lookup lookup(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d) 
     if (r.n != n || r.k != k) continue;
     known = true;
     if (m > r.m_limit) continue;
+    // r4d launches the mma_sync generation only so far; a band the sm90a generation won is
+    // declined rather than handed out as an mma_sync config of the same knobs.
+    if (r.gen != r4::kernels::kGenMmaSync) return decline(Status::invalid_config);
     const int mtiles = static_cast<int>((m + 15) / 16);
     const Config c{r.wv, r.sk, std::min(r.mb, mtiles), r.npw, r.nt};
     const r4::kernels::Shape s{n, k, m};

@@ -72,6 +72,34 @@ TEST(CliDb, ReadCommandsOnTheFixture) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("fx.db-shm")));
 }
 
+// The fixture has winners of both kernel generations: `db show` names each winner's generation
+// and counts them; read commands re-validate winners with kernels::is_valid, generation and ST
+// included (an sm90a winner with 5 ring stages passes the range check and fails is_valid).
+TEST(CliDb, GenerationsAreShownAndRevalidated) {
+  TempDir dir;
+  std::filesystem::copy_file(kFixture, dir.file("fx.db"));
+  auto r = r4tune(dir, "db show latest --db fx.db");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("  generations   mma_sync: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; sm90a: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" sm90a    ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" mma_sync ("), std::string::npos) << r.out;
+  {
+    r4::db::Connection c(dir.file("fx.db"), r4::db::OpenMode::read_write_create);
+    c.exec(
+        "UPDATE winners SET st = 5 WHERE id = (SELECT min(id) FROM winners WHERE gen = 'sm90a')");
+  }
+  r = r4tune(dir, "emit --db fx.db --run latest --format cpp --out t.hpp");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("is not valid for"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(", 5) is not valid"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("t.hpp")));
+  r = r4tune(dir, "report --db fx.db --run latest --html r.html");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(read_file(dir.file("r.html")).find("Invalid winner left out of the tables"),
+            std::string::npos);
+}
+
 TEST(CliDb, DefaultDbIsInTheCurrentFolder) {
   TempDir dir;
   std::filesystem::copy_file(kFixture, dir.file("r4tune.db"));

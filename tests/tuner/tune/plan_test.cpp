@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -40,7 +41,7 @@ TEST(Plan, UnitsAreTheFilteredSpaceValidSomewhere) {
   const Plan p = make_plan(spec, arch);
   EXPECT_EQ(p.races, spec.shapes.size() * measured_ms(spec).size());
   std::size_t measurements = 0, a16 = 0, a8 = 0;
-  std::set<std::tuple<int, int, int, int, int, int>> seen;
+  std::set<std::tuple<int, int, int, int, int, int, int, int>> seen;
   for (const auto& u : p.units) {
     EXPECT_TRUE(u.injected.empty());
     EXPECT_FALSE(u.ok);  // nothing compiled yet
@@ -48,7 +49,7 @@ TEST(Plan, UnitsAreTheFilteredSpaceValidSomewhere) {
     EXPECT_GT(uses, 0u) << kernels::to_string(u.config);
     measurements += uses;
     EXPECT_TRUE(seen.insert({static_cast<int>(u.id), u.config.wv, u.config.sk, u.config.mb,
-                             u.config.npw, u.config.nt})
+                             u.config.npw, u.config.nt, u.config.gen, u.config.st})
                     .second)
         << "a unit planned twice";
     if (u.id == kernels::KernelId::gemm_w4a16_nt) {
@@ -70,6 +71,36 @@ TEST(Plan, UnitsAreTheFilteredSpaceValidSomewhere) {
   }
   EXPECT_EQ(a8, a8_space);
   EXPECT_GT(a8, a16);
+}
+
+// Both generations are planned on sm_90 (one race group per (shape, M)); `gen` keeps only the
+// named ones and `ST` filters the sm90a configs' stages without touching mma_sync ones.
+TEST(Plan, GenerationsAndTheirFilters) {
+  const auto arch = gpu::Arch::from("sm_90");
+  auto gens_of = [&](const std::string& space) {
+    std::map<int, std::set<int>> st_by_gen;
+    const auto spec = parse_spec(std::string(kTwoKernels) + space, "t.toml");
+    for (const auto& u : make_plan(spec, arch).units)
+      if (u.id == kernels::KernelId::gemm_w4a8_nt) st_by_gen[u.config.gen].insert(u.config.st);
+    return st_by_gen;
+  };
+  const auto all = gens_of("");
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all.at(kernels::kGenMmaSync), (std::set<int>{0}));
+  EXPECT_EQ(all.at(kernels::kGenSm90a), (std::set<int>{4, 6, 8}));
+  const auto sm90a = gens_of("[space.gemm_w4a8_nt]\ngen = [\"sm90a\"]\nST = [6]\n");
+  ASSERT_EQ(sm90a.size(), 1u);
+  EXPECT_EQ(sm90a.at(kernels::kGenSm90a), (std::set<int>{6}));
+  const auto st_only = gens_of("[space.gemm_w4a8_nt]\nST = [4]\n");
+  EXPECT_EQ(st_only.at(kernels::kGenMmaSync), (std::set<int>{0}));
+  EXPECT_EQ(st_only.at(kernels::kGenSm90a), (std::set<int>{4}));
+  const auto mma = gens_of("[space.gemm_w4a8_nt]\ngen = [0]\n");
+  EXPECT_EQ(mma.size(), 1u);
+  EXPECT_TRUE(mma.count(kernels::kGenMmaSync));
+  // sm_80 has no sm90a generation at all.
+  const auto spec = parse_spec(kTwoKernels, "t.toml");
+  for (const auto& u : make_plan(spec, gpu::Arch::from("sm_80")).units)
+    EXPECT_EQ(u.config.gen, kernels::kGenMmaSync);
 }
 
 TEST(Plan, InjectedFaultsAreExtraUnitsWithTheirOwnCompile) {

@@ -95,6 +95,28 @@ TEST(Spec, BadInputIsNamed) {
             std::string::npos);
 }
 
+// [space.<kernel>] gen (numbers or names) and ST (the sm90a generation's stages); any other key
+// in a space table is an error naming it.
+TEST(Spec, SpaceGenerationAndStages) {
+  const auto s = parse_spec(
+      std::string(kMinimal) + "[space.gemm_w4a16_nt]\ngen = [\"sm90a\", 0]\nST = [6, 8]\n",
+      "t.toml");
+  EXPECT_EQ(s.space.at("gemm_w4a16_nt").gen, (std::vector<int>{1, 0}));
+  EXPECT_EQ(s.space.at("gemm_w4a16_nt").st, (std::vector<int>{6, 8}));
+  EXPECT_EQ(parse_spec(std::string(kMinimal) + "[space.gemm_w4a16_nt]\ngen = [1]\n", "t.toml")
+                .space.at("gemm_w4a16_nt")
+                .gen,
+            (std::vector<int>{1}));
+  const std::string space = std::string(kMinimal) + "[space.gemm_w4a16_nt]\n";
+  EXPECT_NE(error_of(space + "gen = [2]\n").find("space.gemm_w4a16_nt.gen"), std::string::npos);
+  EXPECT_NE(error_of(space + "gen = [\"sm80\"]\n").find("space.gemm_w4a16_nt.gen"),
+            std::string::npos);
+  EXPECT_NE(error_of(space + "gen = 1\n").find("space.gemm_w4a16_nt.gen"), std::string::npos);
+  EXPECT_NE(error_of(space + "ST = [0]\n").find("1..64"), std::string::npos);
+  EXPECT_NE(error_of(space + "stages = [4]\n").find("unknown key 'space.gemm_w4a16_nt.stages'"),
+            std::string::npos);
+}
+
 constexpr const char* kNamed = R"(
 name = "t"
 kernels = ["gemm_w4a16_nt"]

@@ -49,11 +49,15 @@ std::string temp_dir() {
   return ::mkdtemp(t.data());
 }
 
-// The smoke spec without its injected faults (the resume test wants plain races).
-std::string plain_spec(const std::string& dir) {
+// The smoke spec without its injected faults (the resume test wants plain races). With
+// `mma_sync_only`, each [space] keeps the mma_sync generation alone (`gen = [0]`).
+std::string plain_spec(const std::string& dir, bool mma_sync_only = false) {
   std::ifstream in(kSmoke);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   text = text.substr(0, text.find("[test]"));
+  if (mma_sync_only)
+    for (auto p = text.find("NT = [1]\n"); p != std::string::npos; p = text.find("NT = [1]\n", p))
+      text.insert(p += 9, "gen = [0]\n");
   const std::string path = dir + "/plain.toml";
   std::ofstream(path) << text;
   return path;
@@ -93,13 +97,27 @@ TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
   EXPECT_EQ(wrong, 4);
   EXPECT_GT(pass, 20);
   // Every race finished: 2 kernels x 2 shapes x 2 bands winners, none of them a faulty variant.
+  // Both generations raced in one group per (shape, M): the replay model gives band 8 to the
+  // mma_sync generation and band 16 to the sm90a one (tests/tuner/worker/replay_worker.cpp).
   const auto winners = store.winners(run.id);
   EXPECT_EQ(winners.size(), 8u);
   for (const auto& w : winners) {
     EXPECT_GT(w.median_us, 0);
     ASSERT_TRUE(w.speedup_vs_fp8.has_value());
     EXPECT_GT(*w.speedup_vs_fp8, 1.0);  // replay: baselines 25-30 us, configs 8-19 us
+    EXPECT_EQ(w.config.gen, w.band_limit == 8 ? r4::db::kGenMmaSync : r4::db::kGenSm90a)
+        << r4::db::to_string(w.config) << " won band " << w.band_limit;
+    if (w.config.gen == r4::db::kGenSm90a) {
+      EXPECT_TRUE(w.config.st == 4 || w.config.st == 6 || w.config.st == 8);
+    }
   }
+  int measured[2] = {0, 0};
+  for (const auto& m : store.measurements(run.id))
+    if (m.status != r4::db::MeasurementStatus::failed) ++measured[m.config.gen];
+  EXPECT_GT(measured[r4::db::kGenMmaSync], 0);
+  EXPECT_GT(measured[r4::db::kGenSm90a], 0);
+  // The summary prints configs as kernels::to_string does.
+  EXPECT_NE(r.out.find("sm90a("), std::string::npos) << r.out;
   // No measurement was taken of a candidate that failed verification.
   for (const auto& m : store.measurements(run.id)) {
     for (const auto& c : store.checks(run.id)) {
@@ -109,20 +127,23 @@ TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
     }
   }
   EXPECT_EQ(store.integrity_check(), "ok");
-  EXPECT_NE(r.out.find("15 compiled, 0 from cache"), std::string::npos) << r.out;
+  // 2 kernels x (6 mma_sync + 12 sm90a configs of the smoke space) + 3 injected.
+  EXPECT_NE(r.out.find("39 compiled, 0 from cache"), std::string::npos) << r.out;
 
   // A second sweep on the warm cache compiles nothing.
   auto again = sh(sweep(kSmoke, db));
   ASSERT_EQ(again.code, 0) << again.out;
-  EXPECT_NE(again.out.find("0 compiled, 15 from cache"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("0 compiled, 39 from cache"), std::string::npos) << again.out;
 }
 
 // A candidate that passed verification but crashes the worker while being timed: the round it was
 // in fails as a whole, the race runs again one sample per request, names it, records it as failed
 // and carries on; every other candidate is timed and each race still has winners.
+// The mma_sync generation alone: a race finds at most 7 crashing entries (race_stage.cpp makes 8
+// attempts), and with the sm90a generation's SK = 8 configs a race would hold 18.
 TEST(SweepReplay, ACandidateCrashingWhileTimedIsRecordedAndTheRaceGoesOn) {
   const auto dir = temp_dir();
-  const auto spec = plain_spec(dir);
+  const auto spec = plain_spec(dir, true);
   auto r = sh("R4_REPLAY_TIMING_CRASH_SK=8 " + sweep(spec, dir + "/t.db"));
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("racing again one sample at a time"), std::string::npos) << r.out;
@@ -138,6 +159,7 @@ TEST(SweepReplay, ACandidateCrashingWhileTimedIsRecordedAndTheRaceGoesOn) {
     } else {
       ++timed;
       EXPECT_NE(m.config.sk, 8);
+      EXPECT_EQ(m.config.gen, r4::db::kGenMmaSync);  // the spec's `gen = [0]`
     }
   }
   EXPECT_GT(failed, 0);

@@ -1,10 +1,10 @@
 // A replay stand-in for `r4tune worker`, for testing the sweep's search, storage, isolation and
 // resume logic without a GPU. It answers the device protocol (tuner/worker/device_session.hpp)
-// with synthetic but deterministic timings: a config's time is a fixed function of its knobs
-// (plus lognormal noise), the baselines are fixed. It is NOT a measurement and says so in the
-// device name. Faults are simulated for candidates the driver labels as injected ("oob" crashes
-// the worker, "hang" never answers, "wrong" fails verification), mirroring what the real kernels
-// built with R4_TEST_FAULT / R4_BROKEN_SCALE do on a GPU.
+// with synthetic but deterministic timings: a config's time is a fixed function of its knobs and
+// generation (plus lognormal noise), the baselines are fixed. It is NOT a measurement and says so
+// in the device name. Faults are simulated for candidates the driver labels as injected ("oob"
+// crashes the worker, "hang" never answers, "wrong" fails verification), mirroring what the real
+// kernels built with R4_TEST_FAULT / R4_BROKEN_SCALE do on a GPU.
 //   R4_REPLAY_NO_DEVICE=1       open fails as on a machine without a GPU
 //   R4_REPLAY_SAMPLE_DELAY_US=N each sample sleeps N microseconds (so a test can kill mid-run)
 //   R4_REPLAY_TIMING_CRASH_SK=S candidates with SK == S crash the worker when sampled
@@ -37,8 +37,15 @@ namespace {
 
 using nlohmann::json;
 
+// [WV, SK, MB, NPW, NT] or [WV, SK, MB, NPW, NT, GEN, ST] (a 5-array is generation 0). The sm90a
+// generation (GEN 1) has its own model, flat in M, so that both generations win races: in the
+// smoke spec's space the best mma_sync config takes 8.0 + 0.05 M us (8.4 at M = 8, 8.8 at
+// M = 16) and the best sm90a one 8.6 us, so band 8 goes to mma_sync and band 16 to sm90a.
 double config_us(const json& cfg, int m) {
   const int wv = cfg[0], sk = cfg[1], mb = cfg[2], npw = cfg[3], nt = cfg[4];
+  const int gen = cfg.size() > 5 ? cfg[5].get<int>() : 0;
+  const int st = cfg.size() > 6 ? cfg[6].get<int>() : 0;
+  if (gen == 1) return 6.5 + ((wv * 5 + sk * 3 + mb * 7 + npw * 2 + nt + st) % 11) * 0.7;
   return 8.0 + 0.05 * m + ((wv * 7 + sk * 3 + mb * 5 + npw * 2 + nt) % 13) * 0.8;
 }
 
@@ -174,6 +181,37 @@ int main() {
       launches.push_back(4);
     }
     return {{"us", us}, {"launches", launches}};
+  };
+  // Floors and decode steps, synthetic like the rest: a launch floor of 2 us, a read floor of
+  // (N*K/1e6) us, steps of a few microseconds per link per path.
+  h["floors"] = [&](const json& r) -> json {
+    json out = {{"read",
+                 {{"samples", {5.0, 5.1, 5.05, 5.02, 4.99}},
+                  {"detail", "replay read floor; best grid 264 blocks x 512 threads"},
+                  {"grid", {264, 512}},
+                  {"bytes", 1}}}};
+    if (r.value("launch", false))
+      out["launch"] = {{"samples", {2.0, 2.01, 1.99, 2.0, 2.02}}, {"detail", "replay launch floor"}};
+    return out;
+  };
+  h["step"] = [&](const json& r) -> json {
+    json steps = json::array();
+    const auto links = r.at("shapes").size();
+    for (const auto& st : r.at("steps")) {
+      json paths = json::object();
+      double base = 3.0;
+      for (const auto& p : r.at("paths")) {
+        std::vector<double> samples;
+        for (int i = 0; i < 5; ++i) samples.push_back(base * static_cast<double>(links) * (1.0 + 0.001 * i));
+        paths[p.get<std::string>()] = {{"ok", true},
+                                       {"detail", "replay"},
+                                       {"launches", static_cast<int>(links)},
+                                       {"samples", samples}};
+        base += 0.5;
+      }
+      steps.push_back({{"m", st.at("m")}, {"paths", paths}});
+    }
+    return {{"copies", 3}, {"steps", steps}};
   };
   return r4::worker::serve(std::cin, std::cout, h);
 }

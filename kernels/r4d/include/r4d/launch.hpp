@@ -2,18 +2,23 @@
 // the automatic r4d::gemm, and the one-time workspace registration they need.
 //
 // A launch allocates nothing, never synchronises and never calls into the driver beyond
-// cudaGetDevice + cudaLaunchKernel, so it is safe inside CUDA-graph capture. The split-K
-// workspace (and r4d::gemm's int8 activation scratch) is registered ONCE per device, before the
-// first launch, by init(device) or register_workspace(...). A launch on a device with none
-// registered returns Status::not_initialised; it never allocates behind the caller's back.
+// cudaGetDevice + cudaLaunchKernel (cudaLaunchKernelExC with the programmatic-serialization
+// attribute under PDL), so it is safe inside CUDA-graph capture. The split-K workspace (and
+// r4d::gemm's int8 activation scratch) is registered ONCE per device, before the first launch, by
+// init(device) or register_workspace(...). A launch on a device with none registered returns
+// Status::not_initialised; it never allocates behind the caller's back.
 // Launches that share a device's workspace must be ordered (one stream, or one graph): split-K
-// partials and tile counters live there.
+// partials and tile counters live there. Under PDL (r4d/pdl.hpp; the last parameter of every
+// launcher, on by default where the device has it) consecutive r4d launches in a stream overlap,
+// and still share the workspace safely: each kernel touches it (and its activations and output)
+// only after griddepcontrol.wait, i.e. after the previous kernel in the stream has completed.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "r4d/pdl.hpp"
 #include "r4d/status.hpp"
 #include "r4d/table.hpp"
 
@@ -33,7 +38,8 @@ using stream_t = CUstream_st*;  // == cudaStream_t; nullptr is the legacy defaul
 [[nodiscard]] std::size_t workspace_bytes_required();
 
 // Allocates (cudaMalloc) and zeroes the workspace for `device`, and records the device's compute
-// capability. Idempotent; call it outside graph capture. Synchronises once (the zeroing).
+// capability (and with it whether PDL is available: pdl_supported). Idempotent; call it outside
+// graph capture. Synchronises once (the zeroing).
 [[nodiscard]] Status init(int device);
 // Uses caller-owned device memory instead (zeroed, >= workspace_bytes_required() for the whole
 // table; smaller works for shapes whose split-K need fits, and r4d::gemm's w4a8 path then needs
@@ -47,28 +53,34 @@ using stream_t = CUstream_st*;  // == cudaStream_t; nullptr is the legacy defaul
 // launches are in flight.
 void release(int device);
 
+// Every launcher takes, last, `pdl` (r4d/pdl.hpp): automatic (the default) launches with
+// programmatic dependent launch where the device supports it; off never; on always, refusing
+// with Status::pdl_unsupported where the device cannot.
+//
 // C[M, N] bf16 = A[M, K] f16 x W^T; W packed (wq, wsz) in the sm80 layout (quant/layout/sm80.h).
 // A 16-byte aligned, K a multiple of 128, N of 16, M in 1..64. The config must be one of the
 // compiled-in ones (r4d::compiled_configs).
 [[nodiscard]] Status gemm_w4a16_nt(const void* a, const void* wq, const void* wsz, void* c, int M,
                                    int K, int N, int WV, int SK, int MB, int NPW, int NT,
-                                   stream_t stream);
+                                   stream_t stream, Pdl pdl = Pdl::automatic);
 // The same kernel with A in bf16 (R4_A_BF16=1): what r4d::gemm's w4a16 path launches.
 [[nodiscard]] Status gemm_w4a16_nt_bf16(const void* a, const void* wq, const void* wsz, void* c,
                                         int M, int K, int N, int WV, int SK, int MB, int NPW,
-                                        int NT, stream_t stream);
+                                        int NT, stream_t stream, Pdl pdl = Pdl::automatic);
 // C[M, N] bf16 = diag(sc) q[M, K] int8 x W^T (the same packed W).
 [[nodiscard]] Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz,
                                   void* c, int M, int K, int N, int WV, int SK, int MB, int NPW,
-                                  int NT, stream_t stream);
+                                  int NT, stream_t stream, Pdl pdl = Pdl::automatic);
 // q[M, K] int8, sc[M] f32 = per-row symmetric quantisation of A[M, K] bf16. K a multiple of 8.
-[[nodiscard]] Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream);
+[[nodiscard]] Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream,
+                               Pdl pdl = Pdl::automatic);
 
 // The seeds' _W4LinearMethod._run: A[M, K] bf16. Above a8_m() rows and with a w4a8 row for the
 // shape: quant_act into the registered scratch, then gemm_w4a8_nt. Otherwise the w4a16 table's
 // config and gemm_w4a16_nt_bf16. A declined lookup returns its reason and launches nothing.
+// `pdl` applies to each kernel it launches.
 [[nodiscard]] Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
-                          int K, int N, stream_t stream);
+                          int K, int N, stream_t stream, Pdl pdl = Pdl::automatic);
 
 // The configs compiled into this build for a dtype (w4a16: the f16-A and bf16-A kernels are
 // compiled for the same set), in the order CMake generated them.

@@ -4,6 +4,7 @@
 
 #include "r4d/constants.hpp"  // IWYU pragma: export
 #include "r4d/launch.hpp"     // IWYU pragma: export
+#include "r4d/pdl.hpp"        // IWYU pragma: export
 #include "r4d/select.hpp"     // IWYU pragma: export
 #include "r4d/stats.hpp"      // IWYU pragma: export
 #include "r4d/status.hpp"     // IWYU pragma: export

@@ -16,6 +16,7 @@ enum class Status {
   bad_argument,         // null or misaligned pointer
   workspace_too_small,  // split-K needs more than the registered workspace holds
   launch_failed,        // the CUDA runtime refused the launch (see cudaGetLastError)
+  pdl_unsupported,      // Pdl::on asked on a device without PDL (r4d::pdl_supported is false)
 };
 
 [[nodiscard]] std::string_view to_string(Status s);

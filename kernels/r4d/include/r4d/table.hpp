@@ -1,6 +1,9 @@
 // Tuned tables and the seeds' lookup (`config_for`). A table is `r4d_table_row`s, the struct the
 // emitted C++ header (`r4tune emit`, reports/emit_cpp.cpp) defines: per (N, K), bands in
 // ascending M limit. The build compiles one generated header in (CMake R4D_TABLES_HEADER).
+// A row names the kernel generation that won its band (`gen`, with the sm90a generation's `st`);
+// r4d builds and launches the mma_sync generation only so far: a row of another generation is
+// declined (invalid_config) and gets no compiled kernel (cmake/R4dKernels.cmake).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +18,8 @@
 #define R4D_TABLE_ROW_DEFINED
 struct r4d_table_row {
   int n, k, m_limit, wv, sk, mb, npw, nt;
+  int gen = 0;  // 0: mma_sync, 1: sm90a (rows of 8 integers, from before generations, are 0)
+  int st = 0;   // sm90a ring stages; 0 in generation 0
 };
 
 // The generated tables' static checks: configs in range, bands ascending within each shape.
@@ -25,6 +30,8 @@ constexpr bool r4d_table_rows_valid(const r4d_table_row (&rows)[N]) {
     if (r.n <= 0 || r.k <= 0 || r.m_limit <= 0) return false;
     if (r.wv < 1 || r.wv > 64 || r.sk < 1 || r.sk > 64 || r.mb < 1 || r.mb > 64) return false;
     if (r.npw < 1 || r.npw > 64 || (r.nt != 0 && r.nt != 1)) return false;
+    if (r.gen != 0 && r.gen != 1) return false;
+    if (r.gen == 0 ? r.st != 0 : (r.st < 1 || r.st > 64)) return false;
     if (i > 0 && rows[i - 1].n == r.n && rows[i - 1].k == r.k && rows[i - 1].m_limit >= r.m_limit)
       return false;
   }
