@@ -28,7 +28,7 @@ WK=()
 L="$OUT/scaleout.log"
 T=$(mktemp -d)  # the databases
 q() { python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(*r, sep='|') for r in c.execute(sys.argv[2])]" "$@"; }
-counts() { q "$1" "select (select count(*) from checks where run_id=$2), (select count(*) from checks where run_id=$2 and status!='pass'), (select count(*) from measurements where run_id=$2), (select count(*) from winners where run_id=$2), (select count(*) from baselines where run_id=$2), (select status from runs where id=$2)"; }
+counts() { q "$1" "select (select count(*) from checks where run_id=$2), (select count(*) from checks where run_id=$2 and status!='pass'), (select count(*) from measurements where run_id=$2), (select count(*) from winners where run_id=$2), (select count(*) from baselines where run_id=$2), (select count(*) from floors where run_id=$2), (select count(*) from steps where run_id=$2), (select status from runs where id=$2)"; }
 V=()  # verdict rows: check, detail, ok, tab-separated
 verdict() { V+=("$1"$'\t'"$2"$'\t'"$3"); echo "VERDICT $1: $3 ($2)"; }
 # Each band's winner in run $3 against run $2: same config, or the re-measured median within 2%.
@@ -75,7 +75,7 @@ pids_of_rank() {  # r4tune processes of MPI rank $1 whose command line names $2
   timeout 480 $B/r4tune sweep "$S" "${WK[@]}" --db $T/so.db --plain 2>&1 | grep -vE "^(compile|measure) "
   rc=${PIPESTATUS[0]}; ref=$(counts $T/so.db 1); echo "run 1: $ref rc=$rc"
   quarter=$(( $(cut -d'|' -f3 <<<"$ref") / 4 ))
-  verdict "1 one GPU (reference)" "rc $rc; checks|failed|measurements|winners|baselines|status $ref" "$([[ $rc == 0 ]] && echo ok || echo FAIL)"
+  verdict "1 one GPU (reference)" "rc $rc; checks|failed|measurements|winners|baselines|floors|steps|status $ref" "$([[ $rc == 0 ]] && echo ok || echo FAIL)"
   want=${ref%|*}
 
   echo "== 2. --devices all, warm cache"
@@ -108,8 +108,8 @@ pids_of_rank() {  # r4tune processes of MPI rank $1 whose command line names $2
   # Killed in a verification instead, the check is a `fault` (signal 9) and that config is not
   # timed there, as on one GPU: one failed check more and one measurement fewer.
   hit=$(q $T/sw.db "select count(*) from checks where run_id=3 and status='fault' and detail like '%signal 9%'")
-  IFS='|' read -r c1 f1 m1 w1 b1 <<<"$want"
-  alt="$c1|$((f1 + hit))|$((m1 - hit))|$w1|$b1"
+  IFS='|' read -r c1 f1 m1 w1 b1 fl1 st1 <<<"$want"
+  alt="$c1|$((f1 + hit))|$((m1 - hit))|$w1|$b1|$fl1|$st1"
   ok=$([[ $rc == 0 && $integ == ok && $killed != none && ( ${got%|*} == "$want" || ( $hit -gt 0 && ${got%|*} == "$alt" ) ) ]] && echo ok || echo FAIL)
   [[ $hit -gt 0 ]] && killed="$killed (in a verification: $hit fault check)"
   verdict "3 kill -9 worker" "$killed; rc $rc; counts $got; integrity $integ" "$ok"
