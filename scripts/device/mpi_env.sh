@@ -1,8 +1,12 @@
-# Sourced by scripts/device/*.sh: Debian 12's Open MPI carried in .device/mpi
-# (scripts/device/pack_mpi.sh) made usable from that folder: Open MPI and its PMIx are told where
-# they were unpacked (they were built for /usr), and mpirun, orted and libmpi.so.40 come first on
-# the paths. Sets R4_MPIRUN (empty when no Open MPI is there to use).
-R4_MPI_HOME=${R4_MPI_HOME:-$PWD/.device/mpi}
+# Sourced by scripts/device/*.sh: Debian 12's Open MPI carried in .device/mpi/openmpi.tar.xz
+# (scripts/device/pack_mpi.sh), unpacked under /tmp and made usable from there: Open MPI and its
+# PMIx are told where they were unpacked (they were built for /usr), and mpirun, orted and
+# libmpi.so.40 come first on the paths. Sets R4_MPIRUN (empty when no Open MPI is there to use;
+# an installed one is used then, if any).
+R4_MPI_HOME=${R4_MPI_HOME:-${TMPDIR:-/tmp}/r4mpi}
+if [[ -f $PWD/.device/mpi/openmpi.tar.xz && ! -x $R4_MPI_HOME/usr/bin/orterun ]]; then
+  mkdir -p "$R4_MPI_HOME" && tar -C "$R4_MPI_HOME" -xJf "$PWD/.device/mpi/openmpi.tar.xz"
+fi
 R4_MPIRUN=""
 if [[ -x $R4_MPI_HOME/usr/bin/orterun ]]; then
   _pmix=$R4_MPI_HOME/usr/lib/x86_64-linux-gnu/pmix2
