@@ -4,7 +4,9 @@
 #   1. r4d's gpu-labelled gtests (its kernels compiled by nvcc here, with the committed tables);
 #   2. the Python module built there against the machine's python3, pybind11 and torch, from
 #      src.tar (git archive of HEAD), with the same tables, and the torch test;
-#   3. r4d_bench: each table row's config through r4d against the tuner's NVRTC build.
+#   3. r4d_bench: each table row's config through r4d against the tuner's NVRTC build (and the
+#      stored sweep: R4D_BENCH_DB, default the committed tables' run in .device/bin; a database
+#      without the tables' run, or none, leaves that column out).
 # Called by final.sh; runs alone for a change that touches only r4d or the tables.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
@@ -31,7 +33,9 @@ L="$OUT/r4d.log"
   R4D_PYTHON_PATH=/tmp/r4d-py timeout 200 python3 /tmp/r4d-src/tests/r4d/test_r4d_torch.py 2>&1 | tail -8
   echo "torch test rc=${PIPESTATUS[0]}"
   echo "== r4d_bench: r4d against the tuner's NVRTC build and the stored sweep, every table row"
-  timeout 400 $B/r4d_bench all 15 16,32,48,64 $B/h200-dflash-2026-11-30.db 2>&1
+  db=${R4D_BENCH_DB:-$B/h200-dflash-2026-11-30.db}
+  [[ -f $db ]] || db=""
+  timeout 400 $B/r4d_bench all 15 16,32,48,64 $db 2>&1
   echo "bench rc=$?"
 } >>"$L" 2>&1
 grep -E "rc=|ratio|within" "$L"

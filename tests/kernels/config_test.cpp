@@ -21,15 +21,26 @@ static_assert([] {
 TEST(Config, SpaceIsModerateAndValid) {
   for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt}) {
     const auto space = config_space(id, sm90);
-    EXPECT_GT(space.size(), 100u);
-    EXPECT_LE(space.size(), 400u);
+    std::size_t per_gen[2] = {0, 0};
     std::set<std::string> seen;
     for (const auto& c : space) {
       EXPECT_TRUE(is_valid(id, c, sm90));
       EXPECT_TRUE(seen.insert(to_string(c)).second);
-      EXPECT_GT(pipeline_stages(id, c), 0);
+      ++per_gen[c.gen];
+      if (c.gen == kGenMmaSync)
+        EXPECT_GT(pipeline_stages(id, c), 0);
+      else
+        EXPECT_LE(sm90a_shared_bytes(id, c), kSm90aSharedLimit);
     }
+    // Each generation's space stays moderate: every config is compiled, verified and raced.
+    EXPECT_GT(per_gen[0], 100u);
+    EXPECT_LE(per_gen[0], 400u);
+    EXPECT_GT(per_gen[1], 100u);
+    EXPECT_LE(per_gen[1], 400u);
   }
+  // The sm90a generation only where the device has wgmma (compute capability 9.x).
+  const gpu::Arch sm89{gpu::Vendor::nvidia, "sm_89", 8, 9};
+  for (const auto& c : config_space(KernelId::gemm_w4a8_nt, sm89)) EXPECT_EQ(c.gen, kGenMmaSync);
 }
 
 TEST(Config, ShapeLimits) {
@@ -44,6 +55,39 @@ TEST(Config, ShapeLimits) {
   EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, Config{1, 4, 1, 1, 0}, sm90, {16, 128, 1}));
   const gpu::Arch sm75{gpu::Vendor::nvidia, "sm_75", 7, 5};
   EXPECT_FALSE(is_valid(KernelId::gemm_w4a16_nt, c, sm75));
+}
+
+TEST(Config, AmdTargetsWithAMatrixPathHaveTheFullSpace) {
+  // gfx11 / gfx12 WMMA (wave32) and gfx942 MFMA (wave64) share the ranges; WV counts the target's
+  // own waves, so a gfx942 block is WV x 64 work-items.
+  for (const char* a : {"gfx1100", "gfx1200", "gfx1201", "gfx942"}) {
+    const auto arch = gpu::Arch::from(a);
+    for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt})
+      EXPECT_EQ(config_space(id, arch).size(), config_space(id, sm90).size()) << a;
+    EXPECT_EQ(config_space(KernelId::quant_act, arch).size(), 1u);
+  }
+  const auto mi300 = gpu::Arch::from("gfx942");
+  const auto d = launch_dims(KernelId::gemm_w4a16_nt, {8, 1, 1, 1, 0}, mi300, {3072, 5120, 8});
+  EXPECT_EQ(d.block.x, 512u);
+  EXPECT_EQ(d.grid.x, 3072u / 16 / 8);
+  EXPECT_EQ(launch_dims(KernelId::gemm_w4a16_nt, {8, 1, 1, 1, 0}, gpu::Arch::from("gfx1201"),
+                        {3072, 5120, 8}).block.x, 256u);
+  // No GEMM path: CDNA2 (gfx90a), RDNA2 (gfx1030).
+  for (const char* a : {"gfx90a", "gfx1030"})
+    for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt})
+      EXPECT_TRUE(config_space(id, gpu::Arch::from(a)).empty()) << a;
+}
+
+TEST(Family, EveryKernelIsListedWithItsVariants) {
+  const auto all = all_kernels();
+  ASSERT_GE(all.size(), 3u);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(all[i]), i);
+    EXPECT_EQ(parse_kernel(name(all[i])), all[i]);  // every listed kernel has its stable name
+  }
+  EXPECT_EQ(compile_variants(KernelId::gemm_w4a16_nt).size(), 2u);
+  EXPECT_TRUE(compile_variants(KernelId::gemm_w4a16_nt)[1].a_bf16);
+  EXPECT_EQ(compile_variants(KernelId::gemm_w4a8_nt).size(), 1u);
 }
 
 TEST(Family, NamesAndWorkspace) {

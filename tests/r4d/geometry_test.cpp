@@ -1,8 +1,10 @@
 // r4d launches with its own copy of the family's launch geometry (grid, block, dynamic shared
 // memory) and workspace size (so that it needs neither the GPU layer nor fmt); this pins the copy
-// to kernels/family.hpp for every config the family accepts on sm_90, over the seeds' shapes and
-// M = 1..64. (Shared memory was missing from the copy until the H200 run of 2026-11-30 showed
-// every r4d launch faulting.)
+// to kernels/family.hpp for every config the family accepts on sm_90, both kernel generations,
+// over the seeds' shapes and M = 1..64. (Shared memory was missing from the copy until the H200
+// run of 2026-11-30 showed every r4d launch faulting.) Also: the sm90a shared memory r4d opts
+// into at registration is what every launch of that config asks for, and all of it fits the
+// 227 KiB opt-in.
 #include <gtest/gtest.h>
 
 #include "kernels/config.hpp"
@@ -15,16 +17,18 @@ namespace rk = r4::kernels;
 
 TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
   const auto arch = r4::gpu::Arch::from("sm_90");
+  const auto sm80 = r4::gpu::Arch::from("sm_80");
   const std::pair<int, int> shapes[] = {{3072, 5120}, {5120, 2048}, {17408, 5120},
                                         {5120, 8704}, {1280, 5120}, {256, 5120}};
-  int checked = 0;
+  int checked = 0, checked_sm90a = 0;
   for (auto id : {rk::KernelId::gemm_w4a16_nt, rk::KernelId::gemm_w4a8_nt})
     for (const auto& kc : rk::config_space(id, arch))
       for (const auto& [n, k] : shapes)
         for (int m = 1; m <= 64; ++m) {
           const rk::Shape s{n, k, m};
           if (!rk::is_valid(id, kc, arch, s)) continue;
-          const r4d::Config c{kc.wv, kc.sk, kc.mb, kc.npw, kc.nt};
+          const r4d::Config c{kc.wv, kc.sk, kc.mb, kc.npw, kc.nt, kc.gen, kc.st};
+          ASSERT_EQ(r4d::detail::to_kernels(c), kc);
           const auto want = rk::launch_dims(id, kc, arch, s);
           const auto got = r4d::detail::gemm_dims(id, c, m, n);
           ASSERT_EQ(got.gx, want.grid.x);
@@ -33,9 +37,20 @@ TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
           ASSERT_EQ(got.block, want.block.x);
           ASSERT_EQ(got.shared, want.shared_bytes);
           ASSERT_EQ(r4d::detail::workspace_bytes(c, m, n), rk::workspace_bytes(id, kc, s));
+          // What config_for checks (a mma_sync config on sm_80 and sm_90, an sm90a one on sm_90)
+          // accepts every config valid on sm_90; the sm90a generation is not valid on sm_80.
+          ASSERT_TRUE(r4d::detail::valid_for_build(id, c, s));
+          ASSERT_EQ(rk::is_valid(id, kc, sm80, s), kc.gen == rk::kGenMmaSync);
+          if (kc.gen == rk::kGenSm90a) {
+            ASSERT_EQ(got.block, static_cast<unsigned>(kc.wv * 32 + 128));
+            ASSERT_EQ(got.shared, r4d::detail::sm90a_opt_in_bytes(id, c));
+            ASSERT_LE(got.shared, static_cast<unsigned>(rk::kSm90aSharedLimit));
+            ++checked_sm90a;
+          }
           ++checked;
         }
   EXPECT_GT(checked, 1000);
+  EXPECT_GT(checked_sm90a, 1000);
   const auto qa = rk::launch_dims(rk::KernelId::quant_act, {}, arch, rk::Shape{5120, 5120, 7});
   EXPECT_EQ(qa.block.x, r4d::detail::kQuantActThreads);
   EXPECT_EQ(qa.grid.x, 7u);

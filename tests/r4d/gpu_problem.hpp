@@ -17,6 +17,7 @@
 #include "kernels/reference.hpp"
 #include "kernels/tolerance.hpp"
 #include "quant/pack.hpp"
+#include "r4d/r4d.hpp"
 
 namespace r4d::test {
 
@@ -25,6 +26,33 @@ namespace rk = r4::kernels;
 inline bool have_gpu() {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+// Device 0's compute capability major version (0 when unknown).
+inline int device_major() {
+  int major = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) != cudaSuccess) return 0;
+  return major;
+}
+
+// Whether r4d launches the sm90a generation on device 0: a compute capability 9.x device (the
+// H100 / H200 are 9.0, which runs sm_90a code) and a build with R4D_SM90A.
+inline bool sm90a_runs_here() {
+  return device_major() == 9 && r4d::has_generation(r4d::kGenSm90a);
+}
+
+// What a launch of an sm90a config refuses with where it cannot run: is_valid is false off
+// compute capability 9 (invalid_config); on one, the build lacks the kernel (not_compiled).
+inline r4d::Status sm90a_refusal() {
+  return device_major() == 9 ? r4d::Status::not_compiled : r4d::Status::invalid_config;
+}
+
+// Whether a table of the build has a band of the sm90a generation.
+inline bool tables_have_sm90a() {
+  for (r4d::Dtype d : {r4d::Dtype::w4a16, r4d::Dtype::w4a8})
+    for (const auto& r : r4d::table(d))
+      if (r.gen == r4d::kGenSm90a) return true;
+  return false;
 }
 
 class DevBuf {

@@ -7,7 +7,10 @@
 // documented, and a chain of r4d launches in which every launch reads what the previous one wrote
 // (the table's shapes, w4a8 links and split-K configs included, through the explicit launchers and
 // through r4d::gemm) is captured once with PDL and once without; every replay with PDL gives
-// bit-identical outputs at every link to the replay without, which matches the references.
+// bit-identical outputs at every link to the replay without, which matches the references. Where
+// the table has sm90a bands on the chain's shapes (and the device runs them), one more chain
+// prefers them at every link, so that sm90a kernels run under PDL next to each other and next to
+// mma_sync ones.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -47,6 +50,11 @@ TEST(R4dGraph, CapturedLaunchesReplayCorrectly) {
     if (cases.size() >= 4) break;
     if (r.n * static_cast<long long>(r.k) > 5120LL * 5120) continue;
     for (int m : {8, 64}) {
+      // A band of the sm90a generation where the device cannot run it would refuse (the launch
+      // tests check that); it is left out here.
+      const auto c8 = r4d::config_for(r.n, r.k, m, Dtype::w4a8);
+      const auto cfg = m > r4d::a8_m() && c8 ? c8 : r4d::config_for(r.n, r.k, m, Dtype::w4a16);
+      if (cfg && cfg->gen == r4d::kGenSm90a && !sm90a_runs_here()) continue;
       Case cs;
       cs.p = make_problem(r.n, r.k, m, 500u + static_cast<unsigned>(cases.size()));
       cs.w = std::make_unique<DevWeights>(cs.p);
@@ -108,8 +116,8 @@ TEST(R4dGraph, UninitialisedLaunchRefusesInsideCaptureWithoutBreakingIt) {
 // ---- programmatic dependent launch -------------------------------------------------------------
 
 // The rule of r4d/pdl.hpp applied to device 0, from the runtime's answers: compute capability,
-// and the PTX version of the kernel image it runs (every r4d kernel is compiled for the same
-// arches).
+// and the PTX version of the kernel image it runs (every mma_sync kernel and quant_act are
+// compiled for the same arches; the sm90a kernels, sm_90a code, are never the probe).
 struct DevicePdl {
   int major = 0, minor = 0, ptx = 0;
   [[nodiscard]] bool capable() const { return r4d::detail::pdl_capable(major, minor, ptx); }
@@ -119,7 +127,7 @@ DevicePdl device_pdl() {
   cudaFuncAttributes fa{};
   if (cudaDeviceGetAttribute(&d.major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess &&
       cudaDeviceGetAttribute(&d.minor, cudaDevAttrComputeCapabilityMinor, 0) == cudaSuccess &&
-      cudaFuncGetAttributes(&fa, r4d::detail::compiled_kernels().front().entry()) == cudaSuccess)
+      cudaFuncGetAttributes(&fa, r4d::detail::arch_probe_kernel()->entry()) == cudaSuccess)
     d.ptx = fa.ptxVersion;
   return d;
 }
@@ -194,7 +202,8 @@ TEST(R4dPdlDevice, OptionResolvesAsDocumented) {
   if (!r4d::table(Dtype::w4a8).empty()) {
     const auto& r = r4d::table(Dtype::w4a8)[0];
     const int m = std::min(64, r4d::a8_m() + 1);
-    if (r4d::config_for(r.n, r.k, m, Dtype::w4a8)) {
+    const auto c8 = r4d::config_for(r.n, r.k, m, Dtype::w4a8);
+    if (c8 && (c8->gen == r4d::kGenMmaSync || sm90a_runs_here())) {
       const Problem p = make_problem(r.n, r.k, m, 700u);
       DevWeights w(p);
       DevBuf ab(p.ab16.size() * 2), c(static_cast<std::size_t>(m) * r.n * 2);
@@ -269,10 +278,10 @@ int enqueue_chain(std::vector<Link>& links, const std::vector<Plan>& plans, cons
       st = r4d::quant_act(in, L.q->get(), L.sc->get(), m, k, s, pdl);
       if (st == Status::ok)
         st = r4d::gemm_w4a8_nt(L.q->get(), L.sc->get(), L.dev->wq.get(), L.dev->wsz.get(),
-                               L.out->get(), m, k, n, c.wv, c.sk, c.mb, c.npw, c.nt, s, pdl);
+                               L.out->get(), m, k, n, c, s, pdl);
     } else {
-      st = r4d::gemm_w4a16_nt_bf16(in, L.dev->wq.get(), L.dev->wsz.get(), L.out->get(), m, k, n,
-                                   c.wv, c.sk, c.mb, c.npw, c.nt, s, pdl);
+      st = r4d::gemm_w4a16_nt_bf16(in, L.dev->wq.get(), L.dev->wsz.get(), L.out->get(), m, k, n, c,
+                                   s, pdl);
     }
     if (st != Status::ok) {
       ADD_FAILURE() << "link " << l << " (" << n << "x" << k << ", M=" << m
@@ -309,6 +318,9 @@ struct Pending {
 TEST(R4dPdlDevice, CapturedChainIsBitIdenticalWithAndWithoutPdl) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   if (!r4d::has_kernels()) GTEST_SKIP() << "built without kernels";
+  if (tables_have_sm90a() && !sm90a_runs_here())
+    GTEST_SKIP() << "the tables have sm90a bands, which this device (cc major " << device_major()
+                 << ") or build does not run";
   ASSERT_EQ(r4d::init(0), Status::ok);
   const bool has = r4d::pdl_supported(0);
   // `on` where the device has PDL (a refusal would fail the test there); elsewhere the default,
@@ -335,20 +347,38 @@ TEST(R4dPdlDevice, CapturedChainIsBitIdenticalWithAndWithoutPdl) {
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
 
   std::vector<Pending> pending;
-  int a8_links = 0, splitk_links = 0, runs = 0;
+  int a8_links = 0, splitk_links = 0, sm90a_links = 0, runs = 0;
   bool could_splitk = false;  // some link at some M has a split-K config in either table
   std::mt19937 rng(1234);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
-  const std::pair<Via, std::vector<int>> runs_of[] = {
-      {Via::explicit_launchers, {1, 8, 24, 64}},
-      {Via::automatic_gemm, {8, 64}},
+  // The first sm90a band (its top M) of a chain shape in either table, for the chain that
+  // prefers that generation: 0 when there is none.
+  int sm90a_m = 0;
+  for (Dtype d : {Dtype::w4a16, Dtype::w4a8})
+    for (const auto& r : r4d::table(d))
+      if (sm90a_m == 0 && r.gen == r4d::kGenSm90a &&
+          std::find(shapes.begin(), shapes.end(), std::make_pair(r.n, r.k)) != shapes.end() &&
+          r4d::config_for(r.n, r.k, std::min(r.m_limit, 64), d))
+        sm90a_m = std::min(r.m_limit, 64);
+  struct Run {
+    Via via;
+    std::vector<int> ms;
+    bool prefer_sm90a;
   };
-  for (const auto& [via, ms] : runs_of)
+  std::vector<Run> runs_of = {
+      {Via::explicit_launchers, {1, 8, 24, 64}, false},
+      {Via::automatic_gemm, {8, 64}, false},
+  };
+  if (sm90a_m > 0) runs_of.push_back({Via::explicit_launchers, {sm90a_m}, true});
+  for (const auto& [via, ms, prefer_sm90a] : runs_of)
     for (int m : ms) {
-      const char* via_name = via == Via::automatic_gemm ? "r4d::gemm" : "explicit";
+      const char* via_name = via == Via::automatic_gemm ? "r4d::gemm"
+                             : prefer_sm90a             ? "explicit, sm90a first"
+                                                        : "explicit";
       SCOPED_TRACE(testing::Message() << via_name << " M=" << m);
       // Plans: explicit links alternate w4a16 and w4a8 (odd links, where the w4a8 table has the
-      // shape); r4d::gemm decides by itself (w4a8 above a8_m rows).
+      // shape), or take whichever dtype's band is of the sm90a generation (prefer_sm90a);
+      // r4d::gemm decides by itself (w4a8 above a8_m rows).
       std::vector<Plan> plans(links.size());
       for (std::size_t l = 0; l < links.size(); ++l) {
         const int n = links[l].w.n, k = links[l].w.k;
@@ -360,11 +390,14 @@ TEST(R4dPdlDevice, CapturedChainIsBitIdenticalWithAndWithoutPdl) {
           if (const auto& c = p.a8 ? c8 : c16) p.cfg = *c;
         } else {
           p.a8 = c8.has_value() && (l % 2 == 1 || !c16.has_value());
+          if (prefer_sm90a && c8 && c8->gen == r4d::kGenSm90a) p.a8 = true;
+          if (prefer_sm90a && c16 && c16->gen == r4d::kGenSm90a) p.a8 = false;
           ASSERT_TRUE(p.a8 || c16.has_value()) << n << "x" << k << " has no config at M=" << m;
           p.cfg = p.a8 ? *c8 : *c16;
         }
         a8_links += p.a8 ? 1 : 0;
         splitk_links += p.cfg.sk > 1 ? 1 : 0;
+        sm90a_links += p.cfg.gen == r4d::kGenSm90a ? 1 : 0;
         could_splitk |= (c8 && c8->sk > 1) || (c16 && c16->sk > 1);
       }
       // Capture the chain plainly and with PDL; the PDL capture is the only one with PDL launches.
@@ -426,7 +459,7 @@ TEST(R4dPdlDevice, CapturedChainIsBitIdenticalWithAndWithoutPdl) {
         Pending p;
         p.what = std::string(via_name) + " M=" + std::to_string(m) + " link " + std::to_string(l) +
                  " " + std::to_string(L.w.n) + "x" + std::to_string(L.w.k) +
-                 (plans[l].a8 ? " w4a8" : " w4a16") + " SK=" + std::to_string(plans[l].cfg.sk);
+                 (plans[l].a8 ? " w4a8 " : " w4a16 ") + r4d::to_string(plans[l].cfg);
         p.w = &L.w;
         p.m = m;
         p.a8 = plans[l].a8;
@@ -455,11 +488,14 @@ TEST(R4dPdlDevice, CapturedChainIsBitIdenticalWithAndWithoutPdl) {
   if (could_splitk) {
     EXPECT_GT(splitk_links, 0) << "no split-K link in any chain";
   }
+  if (sm90a_m > 0) {
+    EXPECT_GT(sm90a_links, 0) << "no sm90a link in any chain";
+  }
   std::printf(
-      "PDL %s: %d chains of %zu links (%d w4a8, %d split-K link launches), %zu outputs "
+      "PDL %s: %d chains of %zu links (%d w4a8, %d split-K, %d sm90a link launches), %zu outputs "
       "checked\n",
       has ? "on" : "unavailable (both graphs plain)", runs, links.size(), a8_links, splitk_links,
-      pending.size());
+      sm90a_links, pending.size());
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The compiled-in table header: it compiles (here, in a TU of its own, with its own static
 // checks), r4d::table() serves exactly its rows, every config config_for can hand out from it is
-// compiled in, and the workspace init() sizes covers every row.
+// compiled in (sm90a bands' configs where the build has the sm90a generation, none otherwise),
+// the registry holds nothing else of the sm90a generation, and the workspace init() sizes covers
+// every row.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,7 +25,7 @@ std::span<const r4d_table_row> rows(const r4d_table_row (&r)[N]) {
 bool same_rows(std::span<const r4d_table_row> a, std::span<const r4d_table_row> b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
     return x.n == y.n && x.k == y.k && x.m_limit == y.m_limit && x.wv == y.wv && x.sk == y.sk &&
-           x.mb == y.mb && x.npw == y.npw && x.nt == y.nt;
+           x.mb == y.mb && x.npw == y.npw && x.nt == y.nt && x.gen == y.gen && x.st == y.st;
   });
 }
 
@@ -43,6 +45,11 @@ TEST(R4dTables, EveryConfigConfigForCanReturnIsCompiledIn) {
       for (int m = 1; m <= 64; ++m) {
         const auto c = r4d::config_for(r.n, r.k, m, d);
         if (!c) continue;
+        if (c->gen == r4d::kGenSm90a && !r4d::has_generation(r4d::kGenSm90a)) {
+          // Built with R4D_SM90A=OFF: the band is served, its kernel is not there.
+          EXPECT_EQ(std::find(compiled.begin(), compiled.end(), *c), compiled.end());
+          continue;
+        }
         EXPECT_NE(std::find(compiled.begin(), compiled.end(), *c), compiled.end())
             << r4d::to_string(d) << " N=" << r.n << " K=" << r.k << " M=" << m;
         // and the bf16-A variant r4d::gemm launches
@@ -61,9 +68,44 @@ TEST(R4dTables, WorkspaceCoversEveryRow) {
   std::size_t most = 0;
   for (Dtype d : {Dtype::w4a16, Dtype::w4a8})
     for (const auto& r : r4d::table(d))
-      most = std::max(most, r4d::detail::workspace_bytes({r.wv, r.sk, r.mb, r.npw, r.nt},
-                                                         std::min(r.m_limit, 64), r.n));
+      most =
+          std::max(most, r4d::detail::workspace_bytes({r.wv, r.sk, r.mb, r.npw, r.nt, r.gen, r.st},
+                                                      std::min(r.m_limit, 64), r.n));
   EXPECT_GE(r4d::workspace_bytes_required(), most);
+}
+
+// The sm90a generation's kernels in the registry: exactly where the build has the generation and
+// the table has sm90a bands, every one an sm_90-only config (compiled for sm_90a), each w4a16 one
+// in both activation types; compiled_configs reports them with their generation.
+TEST(R4dTables, Sm90aKernelsAreTheTablesSm90aConfigs) {
+  if (!r4d::has_kernels()) GTEST_SKIP() << "built without kernels";
+  EXPECT_TRUE(r4d::has_generation(r4d::kGenMmaSync));
+  EXPECT_FALSE(r4d::has_generation(2));
+  bool table_has_sm90a = false;
+  for (Dtype d : {Dtype::w4a16, Dtype::w4a8})
+    for (const auto& r : r4d::table(d)) table_has_sm90a |= r.gen == r4d::kGenSm90a;
+  const auto sm80 = r4d::detail::nvidia_arch(8, 0), sm90 = r4d::detail::nvidia_arch(9, 0);
+  int sm90a = 0;
+  for (const auto& e : r4d::detail::compiled_kernels()) {
+    if (e.config.gen != r4d::kGenSm90a) continue;
+    ++sm90a;
+    const auto kc = r4d::detail::to_kernels(e.config);
+    EXPECT_TRUE(r4::kernels::is_valid(e.id, kc, sm90)) << r4d::to_string(e.config);
+    EXPECT_FALSE(r4::kernels::is_valid(e.id, kc, sm80)) << r4d::to_string(e.config);
+    if (e.id == r4::kernels::KernelId::gemm_w4a16_nt) {
+      const auto ks = r4d::detail::compiled_kernels();
+      EXPECT_TRUE(std::any_of(ks.begin(), ks.end(), [&](const auto& o) {
+        return o.id == e.id && o.config == e.config && o.a_bf16 != e.a_bf16;
+      })) << r4d::to_string(e.config);
+    }
+    const auto listed = r4d::compiled_configs(
+        e.id == r4::kernels::KernelId::gemm_w4a16_nt ? Dtype::w4a16 : Dtype::w4a8);
+    EXPECT_NE(std::find(listed.begin(), listed.end(), e.config), listed.end());
+  }
+  EXPECT_EQ(sm90a > 0, table_has_sm90a && r4d::has_generation(r4d::kGenSm90a));
+  // The PTX-version probe is never an sm90a kernel (those load on a cc 9.0 device only).
+  ASSERT_NE(r4d::detail::arch_probe_kernel(), nullptr);
+  EXPECT_EQ(r4d::detail::arch_probe_kernel()->config.gen, r4d::kGenMmaSync);
 }
 
 }  // namespace

@@ -77,8 +77,7 @@ struct Group {
 };
 
 // Every race of the plan, on the dispatcher's workers, then the stages that follow the races.
-void measure(std::vector<Group>& groups, const std::vector<GpuSlot>& gpus,
-             Dispatcher& dispatcher) {
+void measure(std::vector<Group>& groups, const std::vector<GpuSlot>& gpus, Dispatcher& dispatcher) {
   std::vector<SweepContext*> contexts;
   std::map<db::Id, Group*> by_run;
   for (auto& g : groups) {
@@ -188,8 +187,8 @@ void share_runs(mpi::World& world, std::vector<Group>& groups, OpenedDevices& op
       c.raced.insert(
           std::make_tuple(r[0].get<std::int64_t>(), r[1].get<std::int64_t>(), r[2].get<int>()));
     for (const auto& f : j.at("floors"))
-      c.floor_grids[{f[0].get<std::int64_t>(), f[1].get<std::int64_t>()}] = {
-          f[2].get<unsigned>(), f[3].get<unsigned>()};
+      c.floor_grids[{f[0].get<std::int64_t>(), f[1].get<std::int64_t>()}] = {f[2].get<unsigned>(),
+                                                                             f[3].get<unsigned>()};
     c.launch_floor_done = j.at("launch_floor");
     for (const auto& r : j.at("checked"))
       c.checked[{r[0].get<db::Id>(), r[1].get<std::int64_t>(), r[2].get<std::int64_t>(),
@@ -242,7 +241,8 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store, mpi::Worl
       if (world.root()) fmt::print(stderr, "r4tune sweep: {}\n", e.what());
       return 2;
     }
-    gr.backend = gpu::make_backend(gr.ctx->arch.vendor);
+    gr.backend =
+        gpu::make_backend(gr.ctx->arch);  // AMD: hipRTC if it knows the arch, else clang-19
     int workers = 0;
     for (const auto& s : opened.gpus) workers += s.group == g;
     gr.ctx->workers = std::max(1, workers);

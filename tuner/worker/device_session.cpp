@@ -125,7 +125,9 @@ struct Session {
     const int dev = r.value("device", 0);
     if (backend->device_count() <= dev) {
       if (auto hip = gpu::make_hip_backend(); hip && hip->device_count() > dev)
-        backend = std::move(hip);
+        // The compiler the driver uses for this arch too (hipRTC if it knows it, else clang-19),
+        // so the worker's own compiles (reference, quant_act, ceiling) build where the sweep's do.
+        backend = gpu::make_backend(hip->device_info(dev).arch);
       else
         throw std::runtime_error("no GPU device " + std::to_string(dev) + ": " + backend->status());
     }

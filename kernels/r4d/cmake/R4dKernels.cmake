@@ -4,13 +4,20 @@
 # out, plus the registry that maps configs to the compiled entry points.
 #
 # Each TU #defines the knobs exactly as kernels/family.cpp passes them to NVRTC (R4_WV, R4_SK,
-# R4_MB, R4_NPW, R4_NT, R4_WAVE, R4_A_BF16) and #includes the SAME kernels/<name>.cu the tuner
-# compiles; the extern "C" entry is renamed by a macro (`#define gemm_w4a16_nt r4d_...`) before
-# the include, so every config has its own symbol. Configs per table row: the row's own, plus the
-# MB that config_for's clamp (min(MB, ceil(M/16))) produces for the M the row serves (between
-# the previous band's limit and its own), where that clamp is a legal MB (1, 2, 4).
+# R4_MB, R4_NPW, R4_NT, R4_WAVE, R4_A_BF16; for the sm90a generation also R4_GEN 1 and R4_ST)
+# and #includes the SAME kernels/<name>.cu the tuner compiles; the extern "C" entry is renamed by
+# a macro (`#define gemm_w4a16_nt r4d_...`) before the include, so every config has its own
+# symbol. Configs per table row: the row's own, plus the MB that config_for's clamp
+# (min(MB, ceil(M/16))) produces for the M the row serves (between the previous band's limit and
+# its own), where that clamp is a legal MB (1, 2, 4; the same in both generations).
 #
-# r4d_generate_kernels(HEADER <path> OUT_DIR <dir> SOURCES_VAR <var> REGISTRY_VAR <var>)
+# The sm90a generation's TUs come back separately (SM90A_SOURCES_VAR): they must be compiled for
+# sm_90a alone (kernels/nv/wgmma_sm90a.h #errors on any other target), the rest for
+# R4D_CUDA_ARCHITECTURES. With SM90A OFF, sm90a rows stay bands but get no kernel (their launches
+# refuse, not_compiled).
+#
+# r4d_generate_kernels(HEADER <path> OUT_DIR <dir> SOURCES_VAR <var> SM90A_SOURCES_VAR <var>
+#                      REGISTRY_VAR <var> [SM90A <bool>])
 
 function(_r4d_parse_rows header out_w4a16 out_w4a8)
   file(STRINGS "${header}" lines)
@@ -22,10 +29,9 @@ function(_r4d_parse_rows header out_w4a16 out_w4a8)
       set(current "${CMAKE_MATCH_1}")
     elseif(line MATCHES "^[ \t]*};")
       set(current "")
-    # (N, K, M limit, WV, SK, MB, NPW, NT[, GEN, ST]): 8 integers from before generations, 10
-    # since (CMake's regex has 9 groups at most, so the list is split on its commas). Rows of a
-    # generation other than 0 (mma_sync) stay bands but get no kernel (_r4d_configs): r4d does
-    # not launch the sm90a generation yet, and its lookup declines such rows.
+    # (N, K, M limit, WV, SK, MB, NPW, NT[, GEN, ST]): 8 integers from before generations (GEN
+    # and ST 0), 10 since (CMake's regex has 9 groups at most, so the list is split on its
+    # commas).
     elseif(line MATCHES "^[ \t]*{([0-9, \t]+)}")
       string(REGEX REPLACE "[ \t]" "" f "${CMAKE_MATCH_1}")
       string(REPLACE "," ";" f "${f}")
@@ -37,7 +43,11 @@ function(_r4d_parse_rows header out_w4a16 out_w4a8)
       if(nf EQUAL 8)
         list(APPEND f 0 0)
       endif()
-      list(SUBLIST f 0 9 f)
+      list(GET f 8 gen)
+      if(NOT gen EQUAL 0 AND NOT gen EQUAL 1)
+        message(FATAL_ERROR "r4d: ${header}: kernel generation ${gen} (0 mma_sync or 1 sm90a "
+                            "expected): ${line}")
+      endif()
       string(REPLACE ";" ":" row "${f}")
       if(current STREQUAL "gemm_w4a16_nt_w4a16")
         list(APPEND w4a16 "${row}")
@@ -50,9 +60,11 @@ function(_r4d_parse_rows header out_w4a16 out_w4a8)
   set(${out_w4a8} "${w4a8}" PARENT_SCOPE)
 endfunction()
 
-# Distinct "wv_sk_mb_npw_nt" configs a list of rows can produce through config_for.
-function(_r4d_configs rows out)
+# Distinct "wv_sk_mb_npw_nt_gen_st" configs a list of rows can produce through config_for (sm90a
+# rows only when with_sm90a).
+function(_r4d_configs rows with_sm90a out)
   set(configs "")
+  set(skipped 0)
   set(prev_shape "")
   set(prev_limit 0)
   foreach(row IN LISTS rows)
@@ -66,6 +78,7 @@ function(_r4d_configs rows out)
     list(GET f 6 npw)
     list(GET f 7 nt)
     list(GET f 8 gen)
+    list(GET f 9 st)
     if(NOT "${n}_${k}" STREQUAL prev_shape)
       set(prev_limit 0)
     endif()
@@ -75,10 +88,9 @@ function(_r4d_configs rows out)
       set(top ${lim})
     endif()
     math(EXPR lo "${prev_limit} + 1")
-    if(NOT gen EQUAL 0)
+    if(gen EQUAL 1 AND NOT with_sm90a)
       # Still a band (the next row serves from this limit up), but no kernel for it.
-      message(STATUS "r4d: row ${row} is of kernel generation ${gen}, which r4d does not launch "
-                     "yet: no kernel built for it")
+      math(EXPR skipped "${skipped} + 1")
     elseif(lo LESS_EQUAL top)
       math(EXPR t_lo "(${lo} + 15) / 16")
       math(EXPR t_hi "(${top} + 15) / 16")
@@ -89,13 +101,17 @@ function(_r4d_configs rows out)
           set(m ${t})
         endif()
         if(m EQUAL 1 OR m EQUAL 2 OR m EQUAL 4)
-          list(APPEND configs "${wv}_${sk}_${m}_${npw}_${nt}")
+          list(APPEND configs "${wv}_${sk}_${m}_${npw}_${nt}_${gen}_${st}")
         endif()
       endforeach()
     endif()
     set(prev_shape "${n}_${k}")
     set(prev_limit ${lim})
   endforeach()
+  if(skipped GREATER 0)
+    message(STATUS "r4d: ${skipped} table rows of the sm90a generation get no kernel (R4D_SM90A "
+                   "is OFF): their launches refuse, not_compiled")
+  endif()
   list(REMOVE_DUPLICATES configs)
   set(${out} "${configs}" PARENT_SCOPE)
 endfunction()
@@ -117,17 +133,23 @@ function(_r4d_write_tu path kernel define_lines entry)
 endfunction()
 
 function(r4d_generate_kernels)
-  cmake_parse_arguments(G "" "HEADER;OUT_DIR;SOURCES_VAR;REGISTRY_VAR;CONFIGS_VAR" "" ${ARGN})
+  cmake_parse_arguments(G "" "HEADER;OUT_DIR;SOURCES_VAR;SM90A_SOURCES_VAR;REGISTRY_VAR;SM90A" ""
+                        ${ARGN})
+  if(NOT DEFINED G_SM90A)
+    set(G_SM90A ON)
+  endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${G_HEADER}")
   _r4d_parse_rows("${G_HEADER}" rows16 rows8)
-  _r4d_configs("${rows16}" cfg16)
-  _r4d_configs("${rows8}" cfg8)
+  _r4d_configs("${rows16}" ${G_SM90A} cfg16)
+  _r4d_configs("${rows8}" ${G_SM90A} cfg8)
   file(MAKE_DIRECTORY "${G_OUT_DIR}")
   set(sources "")
+  set(sm90a_sources "")
   set(decls "")
   set(entries "")
   set(summary "")
   foreach(kind w4a16_f16 w4a16_bf16 w4a8)
+    set(n90 0)
     if(kind STREQUAL "w4a8")
       set(kernel gemm_w4a8_nt)
       set(cfgs "${cfg8}")
@@ -150,8 +172,18 @@ function(r4d_generate_kernels)
       list(GET f 2 mb)
       list(GET f 3 npw)
       list(GET f 4 nt)
-      set(entry "r4d_${kind}_${c}")
-      set(defs "#define R4_WV ${wv}\n#define R4_SK ${sk}\n#define R4_MB ${mb}\n#define R4_NPW ${npw}\n#define R4_NT ${nt}\n")
+      list(GET f 5 gen)
+      list(GET f 6 st)
+      if(gen EQUAL 1)
+        # Generation and ST first, as kernels/family.cpp compile_request orders the defines.
+        set(entry "r4d_${kind}_sm90a_${wv}_${sk}_${mb}_${npw}_${nt}_${st}")
+        set(defs "#define R4_GEN 1\n#define R4_ST ${st}\n")
+      else()
+        # The names from before generations, unchanged.
+        set(entry "r4d_${kind}_${wv}_${sk}_${mb}_${npw}_${nt}")
+        set(defs "")
+      endif()
+      string(APPEND defs "#define R4_WV ${wv}\n#define R4_SK ${sk}\n#define R4_MB ${mb}\n#define R4_NPW ${npw}\n#define R4_NT ${nt}\n")
       if(kernel STREQUAL "gemm_w4a16_nt")
         if(bf16)
           string(APPEND defs "#define R4_A_BF16 1\n")
@@ -160,12 +192,17 @@ function(r4d_generate_kernels)
         endif()
       endif()
       _r4d_write_tu("${G_OUT_DIR}/${entry}.cu" ${kernel} "${defs}" ${entry})
-      list(APPEND sources "${G_OUT_DIR}/${entry}.cu")
+      if(gen EQUAL 1)
+        list(APPEND sm90a_sources "${G_OUT_DIR}/${entry}.cu")
+        math(EXPR n90 "${n90} + 1")
+      else()
+        list(APPEND sources "${G_OUT_DIR}/${entry}.cu")
+      endif()
       string(APPEND decls "extern \"C\" const void* ${entry}_handle();\n")
-      string(APPEND entries "    {${id}, {${wv}, ${sk}, ${mb}, ${npw}, ${nt}}, ${bf16}, &${entry}_handle},\n")
+      string(APPEND entries "    {${id}, {${wv}, ${sk}, ${mb}, ${npw}, ${nt}, ${gen}, ${st}}, ${bf16}, &${entry}_handle},\n")
     endforeach()
     list(LENGTH cfgs n)
-    list(APPEND summary "${kind}:${n}")
+    list(APPEND summary "${kind}:${n}(sm90a ${n90})")
   endforeach()
   # quant_act has no knobs: one TU.
   _r4d_write_tu("${G_OUT_DIR}/r4d_quant_act.cu" quant_act "" r4d_quant_act)
@@ -189,5 +226,10 @@ function(r4d_generate_kernels)
   endif()
   message(STATUS "r4d: kernels from ${G_HEADER}: ${summary} configs (+ quant_act)")
   set(${G_SOURCES_VAR} "${sources}" PARENT_SCOPE)
+  if(G_SM90A_SOURCES_VAR)
+    set(${G_SM90A_SOURCES_VAR} "${sm90a_sources}" PARENT_SCOPE)
+  elseif(sm90a_sources)
+    message(FATAL_ERROR "r4d_generate_kernels: sm90a kernels generated but no SM90A_SOURCES_VAR")
+  endif()
   set(${G_REGISTRY_VAR} "${reg_path}" PARENT_SCOPE)
 endfunction()

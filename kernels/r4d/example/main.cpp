@@ -16,9 +16,9 @@ int main() {
   for (const auto& s : shapes)
     for (int m : {8, 64}) {
       const auto c = r4d::config_for(s[0], s[1], m);
-      if (c)
-        std::printf("config_for(N=%d, K=%d, M=%d) = (%d, %d, %d, %d, %d)\n", s[0], s[1], m, c->wv,
-                    c->sk, c->mb, c->npw, c->nt);
+      if (c)  // "(WV, SK, MB, NPW, NT)", or "sm90a(WV, SK, MB, NPW, NT, ST)" for that generation
+        std::printf("config_for(N=%d, K=%d, M=%d) = %s\n", s[0], s[1], m,
+                    r4d::to_string(*c).c_str());
       else
         std::printf("config_for(N=%d, K=%d, M=%d) = None\n", s[0], s[1], m);
     }

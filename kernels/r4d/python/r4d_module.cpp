@@ -3,6 +3,12 @@
 // plus config_for, the automatic gemm, the tables, the counters, and pack() over quant/. Every
 // launch callable takes the keyword `pdl`: None (automatic: programmatic dependent launch where
 // the device supports it), True (on; raises where the device cannot) or False (off).
+//
+// Configs are tuples as the emitted _CFG holds them (reports/emit_python.cpp): the mma_sync
+// generation's (WV, SK, MB, NPW, NT), the seeds' 5-tuple, and the sm90a generation's
+// ("sm90a", WV, SK, MB, NPW, NT, ST). config_for / table / compiled_configs return them so, and the
+// GEMM callables take either splatted after N (`_GEMM(a, wq, wsz, c, M, K, N, *cfg, stream)`, the
+// seeds' call, works for both).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -53,12 +59,54 @@ void launch(const char* what, ptr stream, F&& f) {
     throw std::runtime_error(std::string("r4d.") + what + ": " + std::string(r4d::to_string(st)));
 }
 
-py::object config_tuple(const std::optional<r4d::Config>& c) {
-  if (!c) return py::none();
-  return py::make_tuple(c->wv, c->sk, c->mb, c->npw, c->nt);
+// "mma_sync" / "sm90a" -> the generation (r4d::kGenMmaSync / kGenSm90a).
+int generation_arg(const std::string& name) {
+  for (int g : {r4d::kGenMmaSync, r4d::kGenSm90a})
+    if (r4d::generation_name(g) == name) return g;
+  throw py::value_error("r4d: unknown kernel generation '" + name +
+                        "' (expected 'mma_sync' or 'sm90a')");
 }
 
-// {(N, K): [(limit, (WV, SK, MB, NPW, NT)), ...]}, the seeds' _CFG shape -> rows.
+// A config as the emitted _CFG writes it: (WV, SK, MB, NPW, NT) for mma_sync, ("sm90a", WV, SK,
+// MB, NPW, NT, ST) for sm90a.
+py::tuple config_tuple(const r4d::Config& c) {
+  if (c.gen == r4d::kGenMmaSync) return py::make_tuple(c.wv, c.sk, c.mb, c.npw, c.nt);
+  return py::make_tuple(std::string(r4d::generation_name(c.gen)), c.wv, c.sk, c.mb, c.npw, c.nt,
+                        c.st);
+}
+py::object config_tuple(const std::optional<r4d::Config>& c) {
+  if (!c) return py::none();
+  return config_tuple(*c);
+}
+
+// The inverse: a 5-tuple of ints (mma_sync), or a tuple starting with the generation's name and
+// then its knobs (_CFG_KNOBS order: five for mma_sync, six with ST for sm90a).
+r4d::Config config_from_tuple(const py::tuple& c) {
+  const auto bad = [&] {
+    return py::value_error(
+        "r4d: a config is (WV, SK, MB, NPW, NT) or (\"sm90a\", WV, SK, MB, NPW, "
+        "NT, ST), got " +
+        py::repr(c).cast<std::string>());
+  };
+  if (c.size() == 5 && !py::isinstance<py::str>(c[0]))
+    return {c[0].cast<int>(), c[1].cast<int>(), c[2].cast<int>(), c[3].cast<int>(),
+            c[4].cast<int>()};
+  if (c.empty() || !py::isinstance<py::str>(c[0])) throw bad();
+  const int gen = generation_arg(c[0].cast<std::string>());
+  const std::size_t knobs = gen == r4d::kGenSm90a ? 6 : 5;
+  if (c.size() != knobs + 1) throw bad();
+  r4d::Config out{c[1].cast<int>(),
+                  c[2].cast<int>(),
+                  c[3].cast<int>(),
+                  c[4].cast<int>(),
+                  c[5].cast<int>(),
+                  gen,
+                  0};
+  if (gen == r4d::kGenSm90a) out.st = c[6].cast<int>();
+  return out;
+}
+
+// {(N, K): [(limit, config), ...]}, the seeds' _CFG shape (either generation's tuples) -> rows.
 std::vector<r4d_table_row> rows_from_dict(const py::dict& d) {
   std::vector<r4d_table_row> rows;
   for (const auto& item : d) {
@@ -66,9 +114,8 @@ std::vector<r4d_table_row> rows_from_dict(const py::dict& d) {
     const int n = key[0].cast<int>(), k = key[1].cast<int>();
     for (const auto& band : item.second.cast<py::list>()) {
       const auto b = band.cast<py::tuple>();
-      const auto c = b[1].cast<py::tuple>();
-      rows.push_back({n, k, b[0].cast<int>(), c[0].cast<int>(), c[1].cast<int>(), c[2].cast<int>(),
-                      c[3].cast<int>(), c[4].cast<int>()});
+      const r4d::Config c = config_from_tuple(b[1].cast<py::tuple>());
+      rows.push_back({n, k, b[0].cast<int>(), c.wv, c.sk, c.mb, c.npw, c.nt, c.gen, c.st});
     }
   }
   return rows;
@@ -79,10 +126,15 @@ py::dict dict_from_table(r4d::Table t) {
   for (const auto& r : t) {
     const auto key = py::make_tuple(r.n, r.k);
     if (!out.contains(key)) out[key] = py::list();
-    out[key].cast<py::list>().append(
-        py::make_tuple(r.m_limit, py::make_tuple(r.wv, r.sk, r.mb, r.npw, r.nt)));
+    out[key].cast<py::list>().append(py::make_tuple(
+        r.m_limit, config_tuple(r4d::Config{r.wv, r.sk, r.mb, r.npw, r.nt, r.gen, r.st})));
   }
   return out;
+}
+
+// A config splatted after N as (gen name, WV, SK, MB, NPW, NT, ST): the sm90a tuple's form.
+r4d::Config splat_config(const std::string& gen, int WV, int SK, int MB, int NPW, int NT, int ST) {
+  return {WV, SK, MB, NPW, NT, generation_arg(gen), ST};
 }
 
 }  // namespace
@@ -120,8 +172,9 @@ PYBIND11_MODULE(r4d, m) {
       },
       py::arg("N"), py::arg("K"), py::arg("M"), py::arg("table") = py::none(),
       py::arg("dtype") = "w4a16",
-      "(WV, SK, MB, NPW, NT) or None. table: None (compiled-in, of dtype), 'w4a16'/'w4a8', or a "
-      "dict in the seeds' _CFG shape (validated as dtype's kernel).");
+      "(WV, SK, MB, NPW, NT), ('sm90a', WV, SK, MB, NPW, NT, ST) or None. table: None "
+      "(compiled-in, of dtype), 'w4a16'/'w4a8', or a dict in the seeds' _CFG shape, either "
+      "generation's tuples (validated as dtype's kernel).");
 
   m.def(
       "gemm_w4a16_nt",
@@ -138,6 +191,19 @@ PYBIND11_MODULE(r4d, m) {
       "C bf16 [M,N] = A f16 [M,K] x W^T (all integer device pointers; stream an int; pdl None = "
       "automatic, True, False).");
   m.def(
+      "gemm_w4a16_nt",
+      [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, const std::string& gen, int WV, int SK,
+         int MB, int NPW, int NT, int ST, ptr stream, std::optional<bool> pdl) {
+        const r4d::Config cfg = splat_config(gen, WV, SK, MB, NPW, NT, ST);
+        launch("gemm_w4a16_nt", stream, [&](r4d::stream_t s) {
+          return r4d::gemm_w4a16_nt(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, cfg, s, pdl_arg(pdl));
+        });
+      },
+      py::arg("a"), py::arg("wq"), py::arg("wsz"), py::arg("c"), py::arg("M"), py::arg("K"),
+      py::arg("N"), py::arg("gen"), py::arg("WV"), py::arg("SK"), py::arg("MB"), py::arg("NPW"),
+      py::arg("NT"), py::arg("ST"), py::arg("stream"), py::kw_only(), py::arg("pdl") = py::none(),
+      "The same with an sm90a config splatted after N: ('sm90a', WV, SK, MB, NPW, NT, ST).");
+  m.def(
       "gemm_w4a16_nt_bf16",
       [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, int WV, int SK, int MB, int NPW,
          int NT, ptr stream, std::optional<bool> pdl) {
@@ -151,6 +217,20 @@ PYBIND11_MODULE(r4d, m) {
       py::arg("stream"), py::kw_only(), py::arg("pdl") = py::none(),
       "As gemm_w4a16_nt with A in bf16.");
   m.def(
+      "gemm_w4a16_nt_bf16",
+      [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, const std::string& gen, int WV, int SK,
+         int MB, int NPW, int NT, int ST, ptr stream, std::optional<bool> pdl) {
+        const r4d::Config cfg = splat_config(gen, WV, SK, MB, NPW, NT, ST);
+        launch("gemm_w4a16_nt_bf16", stream, [&](r4d::stream_t s) {
+          return r4d::gemm_w4a16_nt_bf16(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, cfg, s,
+                                         pdl_arg(pdl));
+        });
+      },
+      py::arg("a"), py::arg("wq"), py::arg("wsz"), py::arg("c"), py::arg("M"), py::arg("K"),
+      py::arg("N"), py::arg("gen"), py::arg("WV"), py::arg("SK"), py::arg("MB"), py::arg("NPW"),
+      py::arg("NT"), py::arg("ST"), py::arg("stream"), py::kw_only(), py::arg("pdl") = py::none(),
+      "As gemm_w4a16_nt with A in bf16, an sm90a config splatted after N.");
+  m.def(
       "gemm_w4a8_nt",
       [](ptr q, ptr sc, ptr wq, ptr wsz, ptr c, int M, int K, int N, int WV, int SK, int MB,
          int NPW, int NT, ptr stream, std::optional<bool> pdl) {
@@ -163,6 +243,21 @@ PYBIND11_MODULE(r4d, m) {
       py::arg("K"), py::arg("N"), py::arg("WV"), py::arg("SK"), py::arg("MB"), py::arg("NPW"),
       py::arg("NT"), py::arg("stream"), py::kw_only(), py::arg("pdl") = py::none(),
       "C bf16 [M,N] = diag(sc) q int8 [M,K] x W^T.");
+  m.def(
+      "gemm_w4a8_nt",
+      [](ptr q, ptr sc, ptr wq, ptr wsz, ptr c, int M, int K, int N, const std::string& gen, int WV,
+         int SK, int MB, int NPW, int NT, int ST, ptr stream, std::optional<bool> pdl) {
+        const r4d::Config cfg = splat_config(gen, WV, SK, MB, NPW, NT, ST);
+        launch("gemm_w4a8_nt", stream, [&](r4d::stream_t s) {
+          return r4d::gemm_w4a8_nt(cp(q), cp(sc), cp(wq), cp(wsz), mp(c), M, K, N, cfg, s,
+                                   pdl_arg(pdl));
+        });
+      },
+      py::arg("q"), py::arg("sc"), py::arg("wq"), py::arg("wsz"), py::arg("c"), py::arg("M"),
+      py::arg("K"), py::arg("N"), py::arg("gen"), py::arg("WV"), py::arg("SK"), py::arg("MB"),
+      py::arg("NPW"), py::arg("NT"), py::arg("ST"), py::arg("stream"), py::kw_only(),
+      py::arg("pdl") = py::none(),
+      "C bf16 [M,N] = diag(sc) q int8 [M,K] x W^T, an sm90a config splatted after N.");
   m.def(
       "quant_act",
       [](ptr a, ptr q, ptr sc, int M, int K, ptr stream, std::optional<bool> pdl) {
@@ -202,11 +297,16 @@ PYBIND11_MODULE(r4d, m) {
       "compiled_configs",
       [](const std::string& dtype) {
         py::list out;
-        for (const auto& c : r4d::compiled_configs(dtype_arg(dtype)))
-          out.append(py::make_tuple(c.wv, c.sk, c.mb, c.npw, c.nt));
+        for (const auto& c : r4d::compiled_configs(dtype_arg(dtype))) out.append(config_tuple(c));
         return out;
       },
-      py::arg("dtype") = "w4a16");
+      py::arg("dtype") = "w4a16",
+      "The compiled-in configs of dtype, as config_for returns them (both generations).");
+  m.def(
+      "has_generation",
+      [](const std::string& gen) { return r4d::has_generation(generation_arg(gen)); },
+      py::arg("gen"),
+      "Whether this build compiles the table rows of the generation ('mma_sync', 'sm90a').");
   m.def(
       "table",
       [](const std::string& dtype) { return dict_from_table(r4d::table(dtype_arg(dtype))); },

@@ -1,6 +1,7 @@
 // r4d internals shared by its sources (not installed): the compiled-kernel registry that CMake
-// generates, the launch geometry (kernels/family.cpp's, for NVIDIA's 32-lane warps; the test
-// tests/r4d/geometry_test.cpp pins the two together), and the miss counters.
+// generates, the launch geometry of both kernel generations (kernels/family.cpp's, for NVIDIA's
+// 32-lane warps; the test tests/r4d/geometry_test.cpp pins the two together), and the miss
+// counters.
 #pragma once
 
 #include <algorithm>
@@ -17,10 +18,11 @@ namespace r4d::detail {
 using r4::kernels::KernelId;
 
 // One kernel compiled ahead of time by nvcc from kernels/<name>.cu with the config's defines
-// (kernels/r4d/cmake/R4dKernels.cmake writes one translation unit per entry).
+// (kernels/r4d/cmake/R4dKernels.cmake writes one translation unit per entry; the sm90a
+// generation's for sm_90a only).
 struct CompiledKernel {
   KernelId id;
-  Config config;           // {} for quant_act
+  Config config;           // {} for quant_act; gen/st name the generation
   bool a_bf16;             // gemm_w4a16_nt only: R4_A_BF16
   const void* (*entry)();  // returns the renamed __global__ function's host handle
 };
@@ -28,17 +30,25 @@ struct CompiledKernel {
 // The generated registry (r4d_registry.cpp in the build tree).
 [[nodiscard]] std::span<const CompiledKernel> compiled_kernels();
 
+// The registry entry whose image tells which virtual architecture the kernels built for
+// R4D_CUDA_ARCHITECTURES run from on a device (quant_act, or any mma_sync kernel: all compiled for
+// the same arches; the sm90a kernels are compiled for sm_90a alone and load on a cc 9.0 device
+// only), or null when the registry has none.
+[[nodiscard]] inline const CompiledKernel* arch_probe_kernel() {
+  for (const auto& e : compiled_kernels())
+    if (e.config.gen == r4::kernels::kGenMmaSync) return &e;
+  return nullptr;
+}
+
 [[nodiscard]] constexpr KernelId kernel_of(Dtype d) {
   return d == Dtype::w4a16 ? KernelId::gemm_w4a16_nt : KernelId::gemm_w4a8_nt;
 }
 
 [[nodiscard]] constexpr r4::kernels::Config to_kernels(const Config& c) {
-  return {c.wv, c.sk, c.mb, c.npw, c.nt};
+  return {c.wv, c.sk, c.mb, c.npw, c.nt, c.gen, c.st};
 }
 
-// The arches the build targets (CMAKE_CUDA_ARCHITECTURES 80;90); is_valid answers the same for
-// both (NVIDIA mma.sync parts), and lookups validate against them.
-[[nodiscard]] inline r4::gpu::Arch nvidia_arch(int major, int minor) {
+[[nodiscard]] constexpr r4::gpu::Arch nvidia_arch(int major, int minor) {
   r4::gpu::Arch a;
   a.vendor = r4::gpu::Vendor::nvidia;
   a.major = major;
@@ -46,10 +56,24 @@ struct CompiledKernel {
   return a;
 }
 
-// kernels/family.cpp launch_dims for wave 32: grid x over N tiles, y over splits, z over M tiles,
-// and the dynamic shared memory of the cp.async pipeline (kernels/config.hpp shared_bytes for the
-// live rows). Launching without that shared memory makes the kernels write past their allocation:
-// seen on the H200 on 2026-11-30 as CUDA_ERROR_ILLEGAL_ADDRESS from every r4d launch.
+// Whether a config is one the build's targets can run for the shape: a mma_sync config on both
+// sm_80 and sm_90 (R4D_CUDA_ARCHITECTURES 80;90; is_valid answers the same for both), an sm90a
+// config on sm_90 (compute capability 9.x; it is compiled for sm_90a). What config_for checks.
+[[nodiscard]] constexpr bool valid_for_build(KernelId id, const Config& c,
+                                             const r4::kernels::Shape& s) {
+  const auto kc = to_kernels(c);
+  if (c.gen == r4::kernels::kGenSm90a) return r4::kernels::is_valid(id, kc, nvidia_arch(9, 0), s);
+  return r4::kernels::is_valid(id, kc, nvidia_arch(8, 0), s) &&
+         r4::kernels::is_valid(id, kc, nvidia_arch(9, 0), s);
+}
+
+// kernels/family.cpp launch_dims for wave 32: grid x over N tiles, y over splits, z over M tiles
+// (both generations). mma_sync: WV warps and the dynamic shared memory of the cp.async pipeline
+// (kernels/config.hpp shared_bytes for the live rows). Launching without that shared memory makes
+// the kernels write past their allocation: seen on the H200 on 2026-11-30 as
+// CUDA_ERROR_ILLEGAL_ADDRESS from every r4d launch. sm90a: WV consumer warps plus a producer
+// warpgroup (128 threads), and the barriers and ST-stage ring (kernels/config.hpp
+// sm90a_shared_bytes, up to the 227 KiB opt-in; independent of the shape).
 struct Dims {
   unsigned gx, gy, gz, block, shared;
 };
@@ -58,11 +82,22 @@ struct Dims {
   const std::int64_t per_block = static_cast<std::int64_t>(c.wv) * c.npw;
   const std::int64_t mtiles = (m + 15) / 16;
   const auto kc = to_kernels(c);
+  Dims d{static_cast<unsigned>((n / 16 + per_block - 1) / per_block), static_cast<unsigned>(c.sk),
+         static_cast<unsigned>((mtiles + c.mb - 1) / c.mb), static_cast<unsigned>(c.wv * 32), 0};
+  if (c.gen == r4::kernels::kGenSm90a) {
+    d.block += 128;
+    d.shared = static_cast<unsigned>(r4::kernels::sm90a_shared_bytes(id, kc));
+    return d;
+  }
   const std::int64_t rows = std::min<std::int64_t>(c.mb * 16, (m + 7) / 8 * 8);
-  return {static_cast<unsigned>((n / 16 + per_block - 1) / per_block), static_cast<unsigned>(c.sk),
-          static_cast<unsigned>((mtiles + c.mb - 1) / c.mb), static_cast<unsigned>(c.wv * 32),
-          static_cast<unsigned>(
-              r4::kernels::shared_bytes(id, kc, r4::kernels::pipeline_stages(id, kc), rows))};
+  d.shared = static_cast<unsigned>(
+      r4::kernels::shared_bytes(id, kc, r4::kernels::pipeline_stages(id, kc), rows));
+  return d;
+}
+// The dynamic shared memory a compiled sm90a kernel opts into (cudaFuncSetAttribute
+// MaxDynamicSharedMemorySize at registration): what every launch of it asks for.
+[[nodiscard]] constexpr unsigned sm90a_opt_in_bytes(KernelId id, const Config& c) {
+  return static_cast<unsigned>(r4::kernels::sm90a_shared_bytes(id, to_kernels(c)));
 }
 inline constexpr unsigned kQuantActThreads = 256;  // kernels/quant_act.cu R4_QA_THREADS
 

@@ -3,6 +3,10 @@
 // kernels nvcc compiled ahead of time; cudaLaunchKernelExC with
 // cudaLaunchAttributeProgrammaticStreamSerialization under PDL), unlike the tuner, which dlopens
 // the driver (tuner/gpu/backend_cuda.cpp, cuLaunchKernelEx with the driver's equivalent).
+//
+// Both kernel generations launch the same way; the sm90a generation's kernels need their dynamic
+// shared memory (up to 227 KiB) opted into once per device, which registration does
+// (opt_in_sm90a), never a launch: a launch may be inside graph capture.
 #include "r4d/launch.hpp"
 
 #include <cuda_runtime_api.h>
@@ -38,7 +42,8 @@ struct DeviceState {
   std::size_t scratch_bytes = 0;
   int major = 0;
   int minor = 0;
-  bool pdl = false;  // detail::pdl_capable(major, minor, the kernels' ptxVersion there)
+  bool pdl = false;    // detail::pdl_capable(major, minor, the kernels' ptxVersion there)
+  bool sm90a = false;  // every compiled sm90a kernel opted into its shared memory on the device
   bool owned = false;
 };
 
@@ -49,7 +54,7 @@ std::size_t splitk_required() {
   std::size_t most = 0;
   for (Dtype d : {Dtype::w4a16, Dtype::w4a8})
     for (const r4d_table_row& r : table(d)) {
-      const Config c{r.wv, r.sk, r.mb, r.npw, r.nt};
+      const Config c{r.wv, r.sk, r.mb, r.npw, r.nt, r.gen, r.st};
       most = std::max(most, detail::workspace_bytes(c, std::min(r.m_limit, GEMM_W4_MAX_M), r.n));
     }
   return align_up(most);
@@ -97,17 +102,44 @@ const detail::CompiledKernel* find(KernelId id, const Config& c, bool a_bf16) {
 
 // The virtual architecture the kernel image `device` runs was compiled from (90 for the sm_90
 // image of the default 80;90 build on an H200; 80 where an sm_80-only build is JIT-compiled from
-// its PTX), or 0 when the runtime cannot say. Every r4d kernel is compiled for the same arches, so
-// one (the first in the registry) answers for all. May load that kernel's module (lazy loading).
+// its PTX), or 0 when the runtime cannot say. Every mma_sync kernel and quant_act are compiled for
+// the same arches, so one (detail::arch_probe_kernel) answers for them; the sm90a kernels are
+// sm_90a code, which carries griddepcontrol, and load on a cc 9.0 device only. May load the
+// probe's module (lazy loading).
 int kernels_ptx_version(int device) {
-  const auto kernels = detail::compiled_kernels();
+  const detail::CompiledKernel* probe = detail::arch_probe_kernel();
   int prev = 0;
-  if (kernels.empty() || cudaGetDevice(&prev) != cudaSuccess) return 0;
+  if (probe == nullptr || cudaGetDevice(&prev) != cudaSuccess) return 0;
   if (prev != device && cudaSetDevice(device) != cudaSuccess) return 0;
   cudaFuncAttributes fa{};
-  const bool ok = cudaFuncGetAttributes(&fa, kernels.front().entry()) == cudaSuccess;
+  const bool ok = cudaFuncGetAttributes(&fa, probe->entry()) == cudaSuccess;
+  if (!ok) (void)cudaGetLastError();
   if (prev != device) (void)cudaSetDevice(prev);
   return ok ? fa.ptxVersion : 0;
+}
+
+// Opts every compiled sm90a kernel into the dynamic shared memory its launches ask for
+// (detail::sm90a_opt_in_bytes; above the 48 KiB a kernel gets without asking) on `device`, a
+// compute capability 9.0 device. Called at registration, outside any graph capture: the call
+// loads the kernel's module (lazy loading) and the CUDA documentation asks for attribute changes
+// on the initialisation path, not at launch. True when every one succeeded (or there are none);
+// false leaves the generation unusable on the device (its launches refuse, not_compiled).
+bool opt_in_sm90a(int device) {
+  int prev = 0;
+  if (cudaGetDevice(&prev) != cudaSuccess) return false;
+  if (prev != device && cudaSetDevice(device) != cudaSuccess) return false;
+  bool ok = true;
+  for (const auto& e : detail::compiled_kernels()) {
+    if (e.config.gen != r4::kernels::kGenSm90a) continue;
+    const unsigned bytes = detail::sm90a_opt_in_bytes(e.id, e.config);
+    if (cudaFuncSetAttribute(e.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(bytes)) != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky; leave no error behind for the caller
+      ok = false;
+    }
+  }
+  if (prev != device) (void)cudaSetDevice(prev);
+  return ok;
 }
 
 // Validates (state, PDL option, config, shape, build) and resolves the kernel; on success fills
@@ -125,7 +157,8 @@ Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N, P
                              s))
     return refuse(Status::invalid_config);
   k = find(id, c, a_bf16);
-  if (k == nullptr) return refuse(Status::not_compiled);
+  if (k == nullptr || (c.gen == r4::kernels::kGenSm90a && !st->sm90a))
+    return refuse(Status::not_compiled);
   if (id != KernelId::quant_act && detail::workspace_bytes(c, M, N) > st->splitk_bytes)
     return refuse(Status::workspace_too_small);
   return Status::ok;
@@ -183,6 +216,12 @@ bool has_kernels() {
   return !detail::compiled_kernels().empty();
 }
 
+bool has_generation(int gen) {
+  if (!has_kernels()) return false;
+  if (gen == kGenMmaSync) return true;
+  return gen == kGenSm90a && R4D_SM90A != 0;
+}
+
 bool pdl_supported(int device) {
   const DeviceState* s = registered(device);
   return s != nullptr && s->pdl;
@@ -207,6 +246,9 @@ Status register_workspace(int device, void* ptr, std::size_t bytes) {
       cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
     return Status::launch_failed;
   const int ptx = kernels_ptx_version(device);
+  // The sm90a generation needs compute capability 9.x (kernels/config.hpp is_valid_sm90a; its
+  // sm_90a code loads on 9.0); elsewhere its launches refuse before this flag is read.
+  const bool sm90a = major == 9 && opt_in_sm90a(device);
   std::lock_guard lock(g_mutex);
   DeviceState& s = g_devices[static_cast<std::size_t>(device)];
   if (s.ready.load(std::memory_order_acquire) && s.owned) return Status::bad_argument;
@@ -225,6 +267,7 @@ Status register_workspace(int device, void* ptr, std::size_t bytes) {
   s.major = major;
   s.minor = minor;
   s.pdl = detail::pdl_capable(major, minor, ptx);
+  s.sm90a = sm90a;
   s.owned = false;
   s.ready.store(true, std::memory_order_release);
   return Status::ok;
@@ -284,12 +327,23 @@ void release(int device) {
   s.base = s.scratch = nullptr;
   s.splitk_bytes = s.scratch_bytes = 0;
   s.pdl = false;
+  s.sm90a = false;
   s.owned = false;
+}
+
+Status gemm_w4a16_nt(const void* a, const void* wq, const void* wsz, void* c, int M, int K, int N,
+                     const Config& cfg, stream_t stream, Pdl pdl) {
+  return launch_w4a16(false, a, wq, wsz, c, M, K, N, cfg, stream, pdl);
 }
 
 Status gemm_w4a16_nt(const void* a, const void* wq, const void* wsz, void* c, int M, int K, int N,
                      int WV, int SK, int MB, int NPW, int NT, stream_t stream, Pdl pdl) {
   return launch_w4a16(false, a, wq, wsz, c, M, K, N, Config{WV, SK, MB, NPW, NT}, stream, pdl);
+}
+
+Status gemm_w4a16_nt_bf16(const void* a, const void* wq, const void* wsz, void* c, int M, int K,
+                          int N, const Config& cfg, stream_t stream, Pdl pdl) {
+  return launch_w4a16(true, a, wq, wsz, c, M, K, N, cfg, stream, pdl);
 }
 
 Status gemm_w4a16_nt_bf16(const void* a, const void* wq, const void* wsz, void* c, int M, int K,
@@ -299,9 +353,7 @@ Status gemm_w4a16_nt_bf16(const void* a, const void* wq, const void* wsz, void* 
 }
 
 Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz, void* c, int M,
-                    int K, int N, int WV, int SK, int MB, int NPW, int NT, stream_t stream,
-                    Pdl pdl) {
-  const Config cfg{WV, SK, MB, NPW, NT};
+                    int K, int N, const Config& cfg, stream_t stream, Pdl pdl) {
   const detail::CompiledKernel* k = nullptr;
   const DeviceState* st = nullptr;
   bool use_pdl = false;
@@ -313,6 +365,12 @@ Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* w
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
   return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N), args, stream, use_pdl);
+}
+
+Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz, void* c, int M,
+                    int K, int N, int WV, int SK, int MB, int NPW, int NT, stream_t stream,
+                    Pdl pdl) {
+  return gemm_w4a8_nt(q, sc, wq, wsz, c, M, K, N, Config{WV, SK, MB, NPW, NT}, stream, pdl);
 }
 
 Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream, Pdl pdl) {
@@ -342,15 +400,12 @@ Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
       // Under PDL the scratch is shared safely too: quant_act writes q/sc after its wait (the
       // previous kernel, which may be an earlier gemm's w4a8 GEMM reading them, has completed).
       if (Status s = quant_act(a_bf16, q, sc, M, K, stream, pdl); s != Status::ok) return s;
-      return gemm_w4a8_nt(q, sc, wq, wsz, c, M, K, N, cfg->wv, cfg->sk, cfg->mb, cfg->npw, cfg->nt,
-                          stream, pdl);
+      return gemm_w4a8_nt(q, sc, wq, wsz, c, M, K, N, *cfg, stream, pdl);
     }
   }
   const Lookup l = lookup(N, K, M, table(Dtype::w4a16), Dtype::w4a16);
   if (!l.config) return l.status;
-  const Config& cfg = *l.config;
-  return gemm_w4a16_nt_bf16(a_bf16, wq, wsz, c, M, K, N, cfg.wv, cfg.sk, cfg.mb, cfg.npw, cfg.nt,
-                            stream, pdl);
+  return gemm_w4a16_nt_bf16(a_bf16, wq, wsz, c, M, K, N, *l.config, stream, pdl);
 }
 
 }  // namespace r4d

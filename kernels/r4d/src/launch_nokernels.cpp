@@ -20,6 +20,9 @@ std::size_t workspace_bytes_required() {
 bool has_kernels() {
   return false;
 }
+bool has_generation(int) {
+  return false;
+}
 std::vector<Config> compiled_configs(Dtype) {
   return {};
 }
@@ -40,8 +43,20 @@ bool uses_pdl(Pdl, int) {
   return false;
 }
 
+Status gemm_w4a16_nt(const void*, const void*, const void*, void*, int, int, int, const Config&,
+                     stream_t, Pdl) {
+  return refuse();
+}
 Status gemm_w4a16_nt(const void*, const void*, const void*, void*, int, int, int, int, int, int,
                      int, int, stream_t, Pdl) {
+  return refuse();
+}
+Status gemm_w4a16_nt_bf16(const void*, const void*, const void*, void*, int, int, int,
+                          const Config&, stream_t, Pdl) {
+  return refuse();
+}
+Status gemm_w4a8_nt(const void*, const void*, const void*, const void*, void*, int, int, int,
+                    const Config&, stream_t, Pdl) {
   return refuse();
 }
 Status gemm_w4a16_nt_bf16(const void*, const void*, const void*, void*, int, int, int, int, int,

@@ -1,6 +1,7 @@
 // The compiled-in tables (the header CMake's R4D_TABLES_HEADER names, in the format
 // reports/emit_cpp.cpp writes) and the seeds' config_for over them.
 #include <algorithm>
+#include <string>
 
 #include "detail.hpp"
 #include "r4d/constants.hpp"
@@ -11,6 +12,8 @@
 static_assert(r4d::GEMM_W4_GROUP == r4::kernels::kGroup);
 static_assert(r4d::GEMM_W4A8_GROUP == r4::kernels::kGroup);
 static_assert(r4d::GEMM_W4_MAX_M == r4::kernels::kMaxM);
+static_assert(r4d::kGenMmaSync == r4::kernels::kGenMmaSync);
+static_assert(r4d::kGenSm90a == r4::kernels::kGenSm90a);
 
 // A header from a run with no w4a8 (or no w4a16) winners has no array of that name; qualified
 // lookup then falls through to this using-directive and finds `missing` instead.
@@ -94,6 +97,25 @@ std::string_view to_string(Dtype d) {
   return d == Dtype::w4a16 ? "w4a16" : "w4a8";
 }
 
+std::string_view generation_name(int gen) {
+  switch (gen) {
+    case kGenMmaSync:
+      return "mma_sync";
+    case kGenSm90a:
+      return "sm90a";
+    default:
+      return "";
+  }
+}
+
+std::string to_string(const Config& c) {
+  const auto knobs = std::to_string(c.wv) + ", " + std::to_string(c.sk) + ", " +
+                     std::to_string(c.mb) + ", " + std::to_string(c.npw) + ", " +
+                     std::to_string(c.nt);
+  if (c.gen == kGenMmaSync) return "(" + knobs + ")";
+  return std::string(generation_name(c.gen)) + "(" + knobs + ", " + std::to_string(c.st) + ")";
+}
+
 Table table(Dtype d) {
   return d == Dtype::w4a16 ? kW4a16 : kW4a8;
 }
@@ -114,15 +136,11 @@ Lookup lookup(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d) 
     if (r.n != n || r.k != k) continue;
     known = true;
     if (m > r.m_limit) continue;
-    // r4d launches the mma_sync generation only so far; a band the sm90a generation won is
-    // declined rather than handed out as an mma_sync config of the same knobs.
-    if (r.gen != r4::kernels::kGenMmaSync) return decline(Status::invalid_config);
+    // Either generation: MB is 16-row M tiles in both, so the clamp is the same; the row's
+    // generation and ST come with it.
     const int mtiles = static_cast<int>((m + 15) / 16);
-    const Config c{r.wv, r.sk, std::min(r.mb, mtiles), r.npw, r.nt};
-    const r4::kernels::Shape s{n, k, m};
-    const auto kc = detail::to_kernels(c);
-    if (!r4::kernels::is_valid(detail::kernel_of(d), kc, detail::nvidia_arch(8, 0), s) ||
-        !r4::kernels::is_valid(detail::kernel_of(d), kc, detail::nvidia_arch(9, 0), s))
+    const Config c{r.wv, r.sk, std::min(r.mb, mtiles), r.npw, r.nt, r.gen, r.st};
+    if (!detail::valid_for_build(detail::kernel_of(d), c, r4::kernels::Shape{n, k, m}))
       return decline(Status::invalid_config);
     detail::bump(Counter::hits);
     return Lookup{c, Status::ok};

@@ -38,12 +38,16 @@ using stream_t = CUstream_st*;  // == cudaStream_t; nullptr is the legacy defaul
 [[nodiscard]] std::size_t workspace_bytes_required();
 
 // Allocates (cudaMalloc) and zeroes the workspace for `device`, and records the device's compute
-// capability (and with it whether PDL is available: pdl_supported). Idempotent; call it outside
-// graph capture. Synchronises once (the zeroing).
+// capability (and with it whether PDL is available: pdl_supported). On a compute capability 9.0
+// device it also opts every compiled sm90a kernel into the dynamic shared memory its ring needs
+// (cudaFuncSetAttribute MaxDynamicSharedMemorySize, up to 227 KiB), which loads those kernels, so
+// that launches never call anything but the launch itself. Idempotent; call it outside graph
+// capture. Synchronises once (the zeroing).
 [[nodiscard]] Status init(int device);
 // Uses caller-owned device memory instead (zeroed, >= workspace_bytes_required() for the whole
 // table; smaller works for shapes whose split-K need fits, and r4d::gemm's w4a8 path then needs
-// K*64 + 256 bytes beyond the split-K part). The memory must outlive every launch.
+// K*64 + 256 bytes beyond the split-K part). The memory must outlive every launch. Records the
+// device and opts the sm90a kernels in as init() does; call it outside graph capture.
 [[nodiscard]] Status register_workspace(int device, void* ptr, std::size_t bytes);
 // For callers that cannot call init() up front (the Python module does this before each launch):
 // init() for the calling thread's current device, unless it is registered already (a lock-free
@@ -57,17 +61,31 @@ void release(int device);
 // programmatic dependent launch where the device supports it; off never; on always, refusing
 // with Status::pdl_unsupported where the device cannot.
 //
-// C[M, N] bf16 = A[M, K] f16 x W^T; W packed (wq, wsz) in the sm80 layout (quant/layout/sm80.h).
-// A 16-byte aligned, K a multiple of 128, N of 16, M in 1..64. The config must be one of the
-// compiled-in ones (r4d::compiled_configs).
+// The explicit launchers come in two forms: the seeds' (WV, SK, MB, NPW, NT) integers, which name
+// a mma_sync config, and a Config, which names either generation (what config_for returns; an
+// sm90a config runs on a compute capability 9.0 device only: elsewhere is_valid refuses it,
+// invalid_config). The config must be one of the compiled-in ones (r4d::compiled_configs), else
+// not_compiled.
+//
+// C[M, N] bf16 = A[M, K] f16 x W^T; W packed (wq, wsz) in the sm80 layout (quant/layout/sm80.h),
+// which both generations read. A 16-byte aligned, K a multiple of 128, N of 16, M in 1..64.
+[[nodiscard]] Status gemm_w4a16_nt(const void* a, const void* wq, const void* wsz, void* c, int M,
+                                   int K, int N, const Config& cfg, stream_t stream,
+                                   Pdl pdl = Pdl::automatic);
 [[nodiscard]] Status gemm_w4a16_nt(const void* a, const void* wq, const void* wsz, void* c, int M,
                                    int K, int N, int WV, int SK, int MB, int NPW, int NT,
                                    stream_t stream, Pdl pdl = Pdl::automatic);
 // The same kernel with A in bf16 (R4_A_BF16=1): what r4d::gemm's w4a16 path launches.
 [[nodiscard]] Status gemm_w4a16_nt_bf16(const void* a, const void* wq, const void* wsz, void* c,
+                                        int M, int K, int N, const Config& cfg, stream_t stream,
+                                        Pdl pdl = Pdl::automatic);
+[[nodiscard]] Status gemm_w4a16_nt_bf16(const void* a, const void* wq, const void* wsz, void* c,
                                         int M, int K, int N, int WV, int SK, int MB, int NPW,
                                         int NT, stream_t stream, Pdl pdl = Pdl::automatic);
 // C[M, N] bf16 = diag(sc) q[M, K] int8 x W^T (the same packed W).
+[[nodiscard]] Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz,
+                                  void* c, int M, int K, int N, const Config& cfg, stream_t stream,
+                                  Pdl pdl = Pdl::automatic);
 [[nodiscard]] Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz,
                                   void* c, int M, int K, int N, int WV, int SK, int MB, int NPW,
                                   int NT, stream_t stream, Pdl pdl = Pdl::automatic);
@@ -77,15 +95,22 @@ void release(int device);
 
 // The seeds' _W4LinearMethod._run: A[M, K] bf16. Above a8_m() rows and with a w4a8 row for the
 // shape: quant_act into the registered scratch, then gemm_w4a8_nt. Otherwise the w4a16 table's
-// config and gemm_w4a16_nt_bf16. A declined lookup returns its reason and launches nothing.
+// config and gemm_w4a16_nt_bf16. The band's config in either generation (an sm90a band on a
+// device other than cc 9.0 refuses, invalid_config). A declined lookup returns its reason and
+// launches nothing.
 // `pdl` applies to each kernel it launches.
 [[nodiscard]] Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
                           int K, int N, stream_t stream, Pdl pdl = Pdl::automatic);
 
-// The configs compiled into this build for a dtype (w4a16: the f16-A and bf16-A kernels are
-// compiled for the same set), in the order CMake generated them.
+// The configs compiled into this build for a dtype, both generations (w4a16: the f16-A and
+// bf16-A kernels are compiled for the same set), in the order CMake generated them.
 [[nodiscard]] std::vector<Config> compiled_configs(Dtype d);
 // True when this build carries kernels (R4D_BUILD_KERNELS=ON).
 [[nodiscard]] bool has_kernels();
+// True when this build compiles the table rows of kernel generation `gen`: kGenMmaSync whenever
+// it has kernels; kGenSm90a when built with R4D_SM90A (on by default with CUDA 12.0 or newer).
+// Without it, an sm90a band's config is still handed out by config_for and its launch refuses
+// (not_compiled).
+[[nodiscard]] bool has_generation(int gen);
 
 }  // namespace r4d

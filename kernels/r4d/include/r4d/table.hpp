@@ -1,14 +1,15 @@
 // Tuned tables and the seeds' lookup (`config_for`). A table is `r4d_table_row`s, the struct the
 // emitted C++ header (`r4tune emit`, reports/emit_cpp.cpp) defines: per (N, K), bands in
 // ascending M limit. The build compiles one generated header in (CMake R4D_TABLES_HEADER).
-// A row names the kernel generation that won its band (`gen`, with the sm90a generation's `st`);
-// r4d builds and launches the mma_sync generation only so far: a row of another generation is
-// declined (invalid_config) and gets no compiled kernel (cmake/R4dKernels.cmake).
+// A row names the kernel generation that won its band (`gen`: 0 mma_sync, 1 sm90a, with the sm90a
+// generation's ring stages `st`); config_for hands out the row's whole config, generation
+// included, and the launchers that take a Config launch either generation (r4d/launch.hpp).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "r4d/status.hpp"
@@ -41,16 +42,31 @@ constexpr bool r4d_table_rows_valid(const r4d_table_row (&rows)[N]) {
 
 namespace r4d {
 
+// Kernel generations (kernels/config.hpp): the values of r4d_table_row::gen and Config::gen.
+inline constexpr int kGenMmaSync = 0;  // mma.sync, sm_80+; the seeds' 5-tuple
+inline constexpr int kGenSm90a = 1;    // bulk-copy ring + wgmma, compiled for sm_90a (cc 9.0)
+
 // (WV, SK, MB, NPW, NT), the seeds' order: warps per block, split-K factor, 16-row M tiles per
-// block, 16-row N tiles per warp, evict-first weight loads (0/1).
+// block, 16-row N tiles per warp, evict-first weight loads (0/1); then the kernel generation and,
+// for the sm90a generation, its shared-memory ring stages ST (its tuple is (WV, SK, MB, NPW, NT,
+// ST), WV counting consumer warps). `Config{WV, SK, MB, NPW, NT}` is a mma_sync config, as before.
+// Equality compares all seven.
 struct Config {
   int wv = 1;
   int sk = 1;
   int mb = 1;
   int npw = 1;
   int nt = 0;
+  int gen = kGenMmaSync;
+  int st = 0;  // sm90a ring stages; 0 in the mma_sync generation
   friend constexpr bool operator==(const Config&, const Config&) = default;
 };
+
+// "mma_sync" / "sm90a" (the names `r4tune emit` writes), "" for any other value.
+[[nodiscard]] std::string_view generation_name(int gen);
+// "(WV, SK, MB, NPW, NT)" for mma_sync, "sm90a(WV, SK, MB, NPW, NT, ST)" for sm90a
+// (kernels/config.hpp to_string's form).
+[[nodiscard]] std::string to_string(const Config& c);
 
 // Which kernel a table (and a config) belongs to.
 enum class Dtype {
@@ -82,10 +98,12 @@ struct Lookup {
   Status status = Status::ok;  // ok, unknown_shape, m_out_of_range or invalid_config
 };
 
-// The seeds' config_for: the first band whose limit is >= M, MB clamped to ceil(M/16); M outside
-// 1..GEMM_W4_MAX_M, an unknown (N, K) and an M above the last band are declined. A row (after the
-// clamp) that kernels/config.hpp is_valid() refuses for `d`'s kernel on sm_80/sm_90 is declined
-// too (invalid_config). Every call is counted in r4d::stats(): a hit or one decline reason.
+// The seeds' config_for: the first band whose limit is >= M, MB clamped to ceil(M/16) (in either
+// generation: MB counts 16-row M tiles in both); M outside 1..GEMM_W4_MAX_M, an unknown (N, K) and
+// an M above the last band are declined. A row (after the clamp) that kernels/config.hpp
+// is_valid() refuses for `d`'s kernel is declined too (invalid_config): a mma_sync row on sm_80
+// or sm_90, an sm90a row on sm_90 (its only target). The answer carries the row's generation and
+// ST. Every call is counted in r4d::stats(): a hit or one decline reason.
 [[nodiscard]] Lookup lookup(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d);
 [[nodiscard]] std::optional<Config> config_for(std::int64_t n, std::int64_t k, std::int64_t m,
                                                Table t, Dtype d = Dtype::w4a16);
