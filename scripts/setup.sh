@@ -10,7 +10,7 @@ pkgs=(build-essential cmake ninja-build pkg-config git
       pybind11-dev python3-dev python3-numpy libtbb-dev
       libamdhip64-dev clang libclang-rt-14-dev clang-format
       clang-19 lld-19 llvm-19
-      chromium)
+      chromium openmpi-bin libopenmpi-dev)
 # Extra packages only for regenerating the committed test fixtures from the seeds' Python.
 if [[ "${R4TUNE_FIXTURE_TOOLS:-0}" == 1 ]]; then pkgs+=(python3-torch); fi
 

@@ -487,6 +487,23 @@ Handlers device_handlers() {
   auto s = std::make_shared<Session>();
   Handlers h;
   h["ping"] = [](const json&) { return json{{"pong", true}}; };
+  // The host's GPUs without opening any (no context): the CUDA devices, else the HIP ones (the
+  // index space `open` uses).
+  h["devices"] = [](const json&) -> json {
+    json out = {{"devices", json::array()}};
+    auto backend = gpu::make_cuda_backend();
+    std::string status = fmt::format("cuda: {}", backend->status());
+    if (backend->device_count() == 0) {
+      if (auto hip = gpu::make_hip_backend()) {
+        status += fmt::format("; hip: {}", hip->status());
+        backend = std::move(hip);
+      }
+    }
+    for (int i = 0; i < backend->device_count(); ++i)
+      out["devices"].push_back(gpu::to_json(backend->device_info(i)));
+    out["status"] = status;
+    return out;
+  };
   h["open"] = guarded(s, &Session::open);
   h["shape"] = guarded(s, &Session::shape);
   h["verify"] = guarded(s, &Session::verify);
