@@ -36,9 +36,17 @@ std::vector<std::byte> bytes_from(const json& j) {
 
 json result_json(std::size_t i, const gpu::CompileResult& r) {
   json res = json::object();
+  // By field name, not position: gpu::Resources gained AMD's SGPR and AGPR counts after this was
+  // written, and a positional list then put every rank's shared bytes into its spill count.
   for (const auto& [name, x] : r.resources)
-    res[name] = {x.registers,   x.spill_stores, x.spill_loads,
-                 x.stack_bytes, x.shared_bytes, x.max_threads};
+    res[name] = {{"registers", x.registers},
+                 {"sgprs", x.sgprs},
+                 {"agprs", x.agprs},
+                 {"spill_stores", x.spill_stores},
+                 {"spill_loads", x.spill_loads},
+                 {"stack_bytes", x.stack_bytes},
+                 {"shared_bytes", x.shared_bytes},
+                 {"max_threads", x.max_threads}};
   return {{"i", i},
           {"ok", r.ok},
           {"log", r.log},
@@ -54,8 +62,17 @@ gpu::CompileResult result_from(const json& j) {
   r.log = j.at("log");
   r.seconds = j.at("seconds");
   r.options = j.at("options").get<std::vector<std::string>>();
-  for (const auto& [name, x] : j.at("resources").items())
-    r.resources[name] = {x[0], x[1], x[2], x[3], x[4], x[5]};
+  for (const auto& [name, x] : j.at("resources").items()) {
+    gpu::Resources& g = r.resources[name];
+    g.registers = x.at("registers");
+    g.sgprs = x.at("sgprs");
+    g.agprs = x.at("agprs");
+    g.spill_stores = x.at("spill_stores");
+    g.spill_loads = x.at("spill_loads");
+    g.stack_bytes = x.at("stack_bytes");
+    g.shared_bytes = x.at("shared_bytes");
+    g.max_threads = x.at("max_threads");
+  }
   r.binary = bytes_from(j.at("binary"));
   return r;
 }
