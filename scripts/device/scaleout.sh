@@ -92,6 +92,7 @@ pids_of_rank() {  # r4tune processes of MPI rank $1 whose command line names $2
   $B/r4tune sweep "$S" "${WK[@]}" --db $T/sw.db --plain --devices all >"$OUT/kill-worker.log" 2>&1 &
   P=$!; killed=none; last=0
   for i in $(seq 1 600); do
+    kill -0 $P 2>/dev/null || break  # finished before a kill could land
     n=$(q $T/sw.db "select count(*) from measurements where run_id=3" 2>/dev/null || echo 0)
     # Just after a race's rows land the worker starts the next race: kill it there, past the
     # race's verification (tens of ms on the H200), in its set-up or sampling.
@@ -133,6 +134,7 @@ pids_of_rank() {  # r4tune processes of MPI rank $1 whose command line names $2
       --db $T/sr.db --plain --rank-timeout-s 60 >"$OUT/kill-rank.log" 2>&1 &
     P=$!; killed=none
     for i in $(seq 1 900); do
+      kill -0 $P 2>/dev/null || break
       n=$(q $T/sr.db "select count(*) from measurements where run_id=3" 2>/dev/null || echo 0)
       if [[ ${n:-0} -ge $quarter && ${n:-0} -gt 0 ]]; then
         R=$(pids_of_rank 1 $T/sr.db | head -1)

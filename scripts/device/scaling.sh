@@ -11,7 +11,8 @@
 #      mpirun -n 2 --devices 0,1. Per run: wall time, speed-up and efficiency against
 #      --devices 0, each GPU's idle share from the dispatcher's log, winners against --devices 0.
 # R4_SCALING_WORKER=PATH runs the sweeps with that worker (the replay worker: a dry run on a
-# machine without a GPU, with R4_REPLAY_DEVICES=G GPUs).
+# machine without a GPU, with R4_REPLAY_DEVICES=X,X,X,X: one model name per GPU); R4_SCALING_SPEC and
+# R4_SCALING_FUNCTIONAL_SPEC replace the two specs (a small one keeps a dry run's compiles short).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 source "$(dirname "$0")/mpi_env.sh"
@@ -21,11 +22,17 @@ L="$OUT/scaling.log"
 T=$(mktemp -d)
 WK=()
 [[ -n ${R4_SCALING_WORKER:-} ]] && WK=(--worker "$R4_SCALING_WORKER")
-G=${R4_REPLAY_DEVICES:-$(nvidia-smi -L 2>/dev/null | wc -l)}
+if [[ -n ${R4_REPLAY_DEVICES:-} ]]; then  # the replay worker's GPUs: one model name each
+  G=$(tr ',' '\n' <<<"$R4_REPLAY_DEVICES" | wc -l)
+else
+  G=$(nvidia-smi -L 2>/dev/null | wc -l)
+fi
 left() { echo $((${R4_SCALING_BUDGET_S:-570} - (SECONDS - T0))); }
 
 {
-  date -u; nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader 2>/dev/null
+  date -u
+  nvidia-smi --query-gpu=index,name,pci.bus_id,pstate,clocks.sm,clocks.max.sm,clocks.mem,power.draw \
+    --format=csv 2>/dev/null
   echo "GPUs $G; mpirun ${R4_MPIRUN:-none}"
 
   echo "== 1. gpu tests on GPU 0 ($(left) s left)"
@@ -41,12 +48,12 @@ left() { echo $((${R4_SCALING_BUDGET_S:-570} - (SECONDS - T0))); }
 
   echo "== 2. issue 15 functional checks on GPU 0 alone ($(left) s left)"
   s=$SECONDS
-  CUDA_VISIBLE_DEVICES=0 R4_SCALEOUT_SPEC=configs/test/scaleout.toml \
+  env CUDA_VISIBLE_DEVICES=0 ${R4_REPLAY_DEVICES:+R4_REPLAY_DEVICES=X} R4_SCALEOUT_SPEC=${R4_SCALING_FUNCTIONAL_SPEC:-configs/test/scaleout.toml} \
     R4_SCALEOUT_WORKER=${R4_SCALING_WORKER:-} timeout 240 bash scripts/device/scaleout.sh
   echo "scaleout.sh: rc $? in $((SECONDS - s)) s"
 
   echo "== 3. scaling runs ($(left) s left)"
-  S=configs/scale/three-models.toml
+  S=${R4_SCALING_SPEC:-configs/scale/three-models.toml}
   s=$SECONDS
   timeout 200 $B/r4tune sweep $S "${WK[@]}" --compile-only --db $T/seed.db --plain 2>&1 | tail -3
   echo "compile-only: rc ${PIPESTATUS[0]} in $((SECONDS - s)) s"
