@@ -10,6 +10,8 @@
 #      compiles): --devices 0, --devices all, mpirun -n G (one GPU per rank), --devices 0,1,
 #      mpirun -n 2 --devices 0,1. Per run: wall time, speed-up and efficiency against
 #      --devices 0, each GPU's idle share from the dispatcher's log, winners against --devices 0.
+# R4_SCALING_PARTS (default "tests functional scaling") picks the parts; R4_SCALING_TESTS the
+# test binaries of part 1.
 # R4_SCALING_WORKER=PATH runs the sweeps with that worker (the replay worker: a dry run on a
 # machine without a GPU, with R4_REPLAY_DEVICES=X,X,X,X: one model name per GPU); R4_SCALING_SPEC and
 # R4_SCALING_FUNCTIONAL_SPEC replace the two specs (a small one keeps a dry run's compiles short).
@@ -36,9 +38,10 @@ left() { echo $((${R4_SCALING_BUDGET_S:-570} - (SECONDS - T0))); }
   echo "GPUs $G; mpirun ${R4_MPIRUN:-none}"
 
   echo "== 1. gpu tests on GPU 0 ($(left) s left)"
-  if [[ -z ${R4_SCALING_WORKER:-} ]]; then
-    for t in tuner_gpu_runtime_test kernels_gpu_check_test tuner_measure_pdl_gpu_test \
-             r4d_launch_gpu_test r4d_graph_gpu_test; do
+  P=${R4_SCALING_PARTS:-tests functional scaling}
+  if [[ -z ${R4_SCALING_WORKER:-} && $P == *tests* ]]; then
+    for t in ${R4_SCALING_TESTS:-tuner_gpu_runtime_test kernels_gpu_check_test \
+             tuner_measure_pdl_gpu_test r4d_launch_gpu_test r4d_graph_gpu_test}; do
       [[ -x $B/$t ]] || { echo "$t: not carried"; continue; }
       s=$SECONDS
       CUDA_VISIBLE_DEVICES=0 timeout 120 $B/$t --gtest_brief=1 2>&1 | tail -4
@@ -48,10 +51,11 @@ left() { echo $((${R4_SCALING_BUDGET_S:-570} - (SECONDS - T0))); }
 
   echo "== 2. issue 15 functional checks on GPU 0 alone ($(left) s left)"
   s=$SECONDS
-  env CUDA_VISIBLE_DEVICES=0 ${R4_REPLAY_DEVICES:+R4_REPLAY_DEVICES=X} R4_SCALEOUT_SPEC=${R4_SCALING_FUNCTIONAL_SPEC:-configs/test/scaleout.toml} \
+  [[ $P == *functional* ]] && env CUDA_VISIBLE_DEVICES=0 ${R4_REPLAY_DEVICES:+R4_REPLAY_DEVICES=X} R4_SCALEOUT_SPEC=${R4_SCALING_FUNCTIONAL_SPEC:-configs/test/scaleout.toml} \
     R4_SCALEOUT_WORKER=${R4_SCALING_WORKER:-} timeout 240 bash scripts/device/scaleout.sh
   echo "scaleout.sh: rc $? in $((SECONDS - s)) s"
 
+  [[ $P == *scaling* ]] || exit 0
   echo "== 3. scaling runs ($(left) s left)"
   S=${R4_SCALING_SPEC:-configs/scale/three-models.toml}
   s=$SECONDS
@@ -72,12 +76,9 @@ left() { echo $((${R4_SCALING_BUDGET_S:-570} - (SECONDS - T0))); }
   SW=($B/r4tune sweep $S "${WK[@]}")
   run one "${SW[@]}" --devices 0
   run all "${SW[@]}" --devices all
+  (( G > 2 )) && run two "${SW[@]}" --devices 0,1
   [[ -n $R4_MPIRUN && $G -gt 1 ]] && run mpi$G "$R4_MPIRUN" --oversubscribe -n $G "${SW[@]}" --devices all
-  if (( G > 2 )); then
-    run two "${SW[@]}" --devices 0,1
-    [[ -n $R4_MPIRUN ]] && run mpi2 "$R4_MPIRUN" --oversubscribe -n 2 "${SW[@]}" --devices 0,1
-  fi
-  [[ $G == 2 && -n $R4_MPIRUN ]] || true
+  [[ -n $R4_MPIRUN && $G -gt 2 ]] && run mpi2 "$R4_MPIRUN" --oversubscribe -n 2 "${SW[@]}" --devices 0,1
 
   echo "== scaling table"
   python3 - "$T" "$OUT" <<'PY'
@@ -119,5 +120,6 @@ for name, (rc, w) in walls.items():
 PY
   echo "done in $((SECONDS - T0)) s"
 } >"$L" 2>&1
-for f in $T/one.db $T/all.db; do [[ -f $f ]] && gzip -c $f >"$OUT/$(basename $f).gz"; done
+# Two files back (the device tool returns at most 8): this log, and every other log in a tarball.
+(cd "$OUT" && ls | grep -vx -e scaling.log -e logs.tar.gz | tar -czf logs.tar.gz --remove-files -T -)
 grep -E "^(==|RUN|\||scaleout|compile-only|done|VERDICT|[a-z0-9_]+_test:)" "$L" | head -80

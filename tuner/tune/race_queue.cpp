@@ -63,20 +63,34 @@ std::vector<int> assign_ranks(const std::vector<RaceJob>& jobs,
 std::optional<RaceJob> RaceQueue::take(std::size_t group, std::optional<std::size_t> shape) {
   std::lock_guard lock(mu_);
   if (stopped_) return std::nullopt;
-  auto longest = jobs_.end();
-  for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
-    if (it->group == group) {
-      longest = it;
-      break;
-    }
-  if (longest == jobs_.end()) return std::nullopt;
-  auto pick = longest;
-  if (shape && longest->shape != *shape)
-    for (auto it = longest; it != jobs_.end(); ++it)
-      if (it->group == group && it->shape == *shape && it->cost >= 0.9 * longest->cost) {
+  auto pick = jobs_.end();
+  // jobs_ is longest first (a retried race at the front), so the first match is the longest.
+  for (auto it = jobs_.begin(); it != jobs_.end() && pick == jobs_.end(); ++it)
+    if (it->group == group && it->retried) pick = it;
+  if (pick == jobs_.end() && shape)
+    for (auto it = jobs_.begin(); it != jobs_.end() && pick == jobs_.end(); ++it)
+      if (it->group == group && it->shape == *shape) pick = it;
+  if (pick == jobs_.end()) {
+    std::map<std::size_t, double> left;  // the group's estimated work per shape
+    for (const auto& j : jobs_)
+      if (j.group == group) left[j.shape] += j.cost;
+    double best = -1;
+    for (auto it = jobs_.begin(); it != jobs_.end(); ++it) {  // ties: the longest race first
+      if (it->group != group || left.count(it->shape) == 0) continue;
+      const auto h = holders_.find({group, it->shape});
+      const double score = left[it->shape] / (1.0 + (h == holders_.end() ? 0 : h->second));
+      if (score > best) {
+        best = score;
         pick = it;
-        break;
       }
+      left.erase(it->shape);  // scored once, at its longest race
+    }
+  }
+  if (pick == jobs_.end()) return std::nullopt;
+  if (!shape || pick->shape != *shape) {
+    if (shape) --holders_[{group, *shape}];
+    ++holders_[{group, pick->shape}];
+  }
   RaceJob j = *pick;
   jobs_.erase(pick);
   return j;
@@ -88,6 +102,7 @@ bool RaceQueue::retry(const RaceJob& job) {
   RaceJob again = job;
   again.first_of_shape = false;
   again.first_of_group = false;  // its per-shape stages ran (or failed) with the first attempt
+  again.retried = true;
   jobs_.insert(jobs_.begin(), again);
   return true;
 }

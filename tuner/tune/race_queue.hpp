@@ -32,6 +32,7 @@ struct RaceJob {
   bool first_of_shape = false;
   // The first of its group: its per-shape stages also measure the run's launch floor.
   bool first_of_group = false;
+  bool retried = false;  // queued again after it threw: taken before anything else
 };
 
 // One device group as the planner sees it: its plan and arch, and the races a --resume found.
@@ -59,10 +60,14 @@ struct GroupPlan {
 class RaceQueue {
  public:
   explicit RaceQueue(std::vector<RaceJob> jobs) : jobs_(std::move(jobs)) {}
-  // The next race for a worker of `group` whose pool holds `shape` (none: no shape yet): the
-  // longest waiting, or a race of its own shape if that one is within 10% of the longest (a
-  // shape change costs the worker a new pool). None when the group has nothing left or stop()
-  // was called.
+  // The next race for a worker of `group` whose pool holds `shape` (none: no shape yet). A race
+  // queued again after it threw comes first. Then the worker stays on its shape: the longest
+  // race of `shape` left. Else it moves to the shape with the most estimated work left per worker
+  // already on it (left / (1 + holders)), and takes that shape's longest race. A shape change
+  // costs the worker a new pool (~0.2 s on the H200), and the first 4-GPU scaling run
+  // (docs/TUNER.md, 2026-11-30) changed shape 68 times for 14 shapes under the previous rule
+  // (longest first, own shape only within 10% of it): 10 s of its 84 s of summed race time.
+  // None when the group has nothing left or stop() was called.
   [[nodiscard]] std::optional<RaceJob> take(std::size_t group, std::optional<std::size_t> shape);
   // A race that threw: queued again, first, the first time (true); the second time it is given
   // up (false) and is left for --resume.
@@ -75,6 +80,7 @@ class RaceQueue {
   mutable std::mutex mu_;
   std::vector<RaceJob> jobs_;
   std::map<std::tuple<std::size_t, std::size_t, int>, int> attempts_;
+  std::map<std::pair<std::size_t, std::size_t>, int> holders_;  // (group, shape): workers on it
   bool stopped_ = false;
 };
 

@@ -90,3 +90,43 @@ TEST(RaceQueue, TakesByGroupPrefersItsShapeAndRetriesOnce) {
 }
 
 }  // namespace r4::tune
+
+namespace r4::tune {
+
+// The shape rule: a worker stays on its shape while it has races, and a worker that must move
+// goes to the shape with the most work left per worker already on it, so two workers starting
+// together set up different shapes and every shape is set up about once.
+TEST(RaceQueue, WorkersStayOnTheirShapeAndSpreadOverShapes) {
+  Fixture f;
+  const auto jobs = f.jobs();
+  RaceQueue q(jobs);
+  const auto a = q.take(0, std::nullopt);  // worker A: the biggest shape's longest race
+  ASSERT_TRUE(a);
+  EXPECT_EQ(f.spec.shapes[a->shape].n, 17408);
+  // Worker B: the shape with the most work left per worker on it, counting A on its shape.
+  std::map<std::size_t, double> left;
+  for (const auto& j : jobs) left[j.shape] += j.cost;
+  left[a->shape] = (left[a->shape] - a->cost) / 2;
+  std::size_t want = 0;
+  for (const auto& [s, w] : left)
+    if (w > left[want]) want = s;
+  const auto b = q.take(0, std::nullopt);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->shape, want);
+  // A stays on its shape while a race of it is waiting, although longer races of others may wait.
+  std::optional<std::size_t> sa = a->shape, sb = b->shape;
+  int switches = 0;
+  std::size_t taken = 2;
+  for (bool turn = false;; turn = !turn) {
+    auto& s = turn ? sb : sa;
+    const auto j = q.take(0, s);
+    if (!j) break;
+    if (j->shape != *s) ++switches;
+    s = j->shape;
+    ++taken;
+  }
+  EXPECT_EQ(taken, jobs.size());
+  EXPECT_LE(switches, 2) << "three shapes over two workers";
+}
+
+}  // namespace r4::tune
