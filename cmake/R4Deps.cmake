@@ -29,6 +29,22 @@ if(R4_BUILD_HIP AND NOT R4_HIP_INCLUDE)
   set(R4_BUILD_HIP OFF)
 endif()
 
+# MPI (Debian's Open MPI, libopenmpi-dev): its headers only. r4tune dlopens libmpi at run time,
+# and only when an MPI launcher started it with several ranks, so the one binary still runs where
+# no MPI is installed (the H200 machine). On by default where found (tuner/mpi/world.hpp).
+find_package(MPI COMPONENTS C QUIET)
+option(R4_MPI "Run `mpirun r4tune sweep` as one MPI program (needs Open MPI's headers)" ${MPI_C_FOUND})
+if(R4_MPI)
+  if(NOT MPI_C_FOUND)
+    message(FATAL_ERROR "R4_MPI=ON but no MPI found: install libopenmpi-dev, or -DR4_MPI=OFF")
+  endif()
+  # The library's soname (libmpi.so.40), the name dlopen asks for at run time.
+  get_filename_component(_r4_mpi_real "${MPI_mpi_LIBRARY}" REALPATH)
+  get_filename_component(_r4_mpi_name "${_r4_mpi_real}" NAME)
+  string(REGEX REPLACE "^(lib[a-z_]+\\.so\\.[0-9]+).*$" "\\1" R4_MPI_SONAME "${_r4_mpi_name}")
+  message(STATUS "MPI: ${MPI_C_INCLUDE_DIRS}, loaded at run time as ${R4_MPI_SONAME}")
+endif()
+
 if(R4_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

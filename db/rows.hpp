@@ -118,6 +118,7 @@ struct RunRow {
   std::string finished_at;  // empty while running
   RunStatus status = RunStatus::running;
   std::string notes;
+  int ranks = 1;  // schema v3: the processes (MPI ranks) of the invocation that last drove it
 };
 
 struct CompileRow {
@@ -143,6 +144,7 @@ struct CheckRow {
   Id id = 0;
   Id run_id = 0;
   Id compile_id = 0;
+  std::optional<Id> gpu_id;  // schema v3: the physical GPU that took it (`gpus`); none before
   std::int64_t n = 0, k = 0;
   int m = 0;
   CheckStatus status = CheckStatus::not_run;
@@ -155,6 +157,7 @@ struct MeasurementRow {
   Id id = 0;
   Id run_id = 0;
   std::optional<Id> compile_id;
+  std::optional<Id> gpu_id;  // schema v3: the physical GPU that took it (`gpus`); none before
   std::string kernel;
   std::string dtype;  // "w4a16" | "w4a8"
   std::int64_t n = 0, k = 0;
@@ -172,6 +175,7 @@ struct MeasurementRow {
 struct BaselineRow {
   Id id = 0;
   Id run_id = 0;
+  std::optional<Id> gpu_id;  // schema v3: the physical GPU that took it (`gpus`); none before
   BaselineKind kind = BaselineKind::bf16;
   std::int64_t n = 0, k = 0;  // 0 for streaming_ceiling
   int m = 0;
@@ -206,6 +210,7 @@ struct WinnerRow {
 struct FloorRow {
   Id id = 0;
   Id run_id = 0;
+  std::optional<Id> gpu_id;  // schema v3: the physical GPU that took it (`gpus`); none before
   FloorKind kind = FloorKind::read;
   std::int64_t n = 0, k = 0;                    // 0 for launch
   std::int64_t bytes = 0;                       // streamed per launch; 0 for launch
@@ -222,8 +227,9 @@ struct FloorRow {
 struct StepRow {
   Id id = 0;
   Id run_id = 0;
-  std::string name;  // the step's name ([step] name, default the spec's name)
-  int m = 0;         // 1..64
+  std::optional<Id> gpu_id;  // schema v3: the physical GPU that took it (`gpus`); none before
+  std::string name;          // the step's name ([step] name, default the spec's name)
+  int m = 0;                 // 1..64
   StepPath path = StepPath::w4;
   StepStatus status = StepStatus::ok;
   std::optional<double> median_us;  // per step; none when failed, else > 0
@@ -231,6 +237,29 @@ struct StepRow {
   int n_samples = 0;  // insert_step sets it from the samples when any are given
   int launches = 0;   // kernel launches per step (w4a8 adds its quant_act launches)
   std::string detail;
+};
+
+// One physical GPU (schema v3): a device model (`devices`) at an index on a host. Identity is all
+// four fields, so the same card seen again is the same row.
+struct GpuRow {
+  Id id = 0;  // set by the store
+  Id device_id = 0;
+  std::string host;
+  int ordinal = 0;  // the device index the worker opened there
+  std::string pci_bus_id;
+};
+
+// A GPU a run timed on (schema v3), as Store::record_run_gpu adds it up over the invocations that
+// drove the run; `gpu` is filled on read.
+struct RunGpuRow {
+  Id run_id = 0;
+  Id gpu_id = 0;
+  int rank = 0;                        // the MPI rank that drove it last (0 without MPI)
+  std::optional<double> ceiling_gbps;  // its streaming-read ceiling, the first one measured
+  int races = 0;                       // races it took
+  double busy_seconds = 0;             // setting shapes up and racing
+  double idle_seconds = 0;             // waiting while other GPUs still raced
+  GpuRow gpu;
 };
 
 struct ShapeNameRow {

@@ -285,6 +285,46 @@ ALTER TABLE winners ADD COLUMN gen TEXT NOT NULL DEFAULT 'mma_sync';
 ALTER TABLE winners ADD COLUMN st INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Version 4 (issue 15): scale-out. One sweep may time on every GPU of a host and on many hosts
+// (MPI ranks), so every measured row says which physical GPU took it. `devices` stays the
+// identity of a GPU model (eight identical H200s are one devices row); `gpus` is one physical
+// GPU: its model, the host, its index there and its PCI bus id. Only new tables and new nullable
+// columns, so a v3 reader still reads a v4 file (the compatible version stays 3), and rows
+// written before v4 have no GPU (NULL).
+constexpr const char* kSchemaV4 = R"sql(
+CREATE TABLE gpus (
+  id         INTEGER PRIMARY KEY,
+  device_id  INTEGER NOT NULL REFERENCES devices(id),
+  host       TEXT NOT NULL CHECK (host <> ''),
+  ordinal    INTEGER NOT NULL CHECK (ordinal >= 0),
+  pci_bus_id TEXT NOT NULL DEFAULT '',
+  UNIQUE (device_id, host, ordinal, pci_bus_id)
+);
+
+-- The GPUs a run timed on: the MPI rank that drove each (0 without MPI), its streaming-read
+-- ceiling (the run's `streaming_ceiling` baseline is its first GPU's), and what the dispatcher
+-- saw: races taken, seconds busy with them and seconds idle while the run's races went on,
+-- summed over the invocations that drove the run (a --resume adds to them).
+CREATE TABLE run_gpus (
+  run_id       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  gpu_id       INTEGER NOT NULL REFERENCES gpus(id),
+  rank         INTEGER NOT NULL DEFAULT 0 CHECK (rank >= 0),
+  ceiling_gbps REAL CHECK (ceiling_gbps IS NULL OR ceiling_gbps > 0),
+  races        INTEGER NOT NULL DEFAULT 0 CHECK (races >= 0),
+  busy_seconds REAL NOT NULL DEFAULT 0 CHECK (busy_seconds >= 0),
+  idle_seconds REAL NOT NULL DEFAULT 0 CHECK (idle_seconds >= 0),
+  PRIMARY KEY (run_id, gpu_id)
+) WITHOUT ROWID;
+
+-- The processes (MPI ranks; 1 without MPI) of the invocation that last drove the run.
+ALTER TABLE runs ADD COLUMN ranks INTEGER NOT NULL DEFAULT 1 CHECK (ranks >= 1);
+ALTER TABLE checks ADD COLUMN gpu_id INTEGER REFERENCES gpus(id);
+ALTER TABLE measurements ADD COLUMN gpu_id INTEGER REFERENCES gpus(id);
+ALTER TABLE baselines ADD COLUMN gpu_id INTEGER REFERENCES gpus(id);
+ALTER TABLE floors ADD COLUMN gpu_id INTEGER REFERENCES gpus(id);
+ALTER TABLE steps ADD COLUMN gpu_id INTEGER REFERENCES gpus(id);
+)sql";
+
 void write_meta(const Connection& c, int version, int compatible) {
   auto s = c.prepare(
       "INSERT INTO meta(key, value) VALUES (?1, ?2) "
@@ -298,6 +338,7 @@ const Migration kMigrations[] = {
     {1, 1, [](const Connection& c) { c.exec(kSchemaV1); }},
     {2, 1, [](const Connection& c) { c.exec(kSchemaV2); }},
     {3, 3, [](const Connection& c) { c.exec(kSchemaV3); }},
+    {4, 3, [](const Connection& c) { c.exec(kSchemaV4); }},
 };
 
 }  // namespace
@@ -375,14 +416,38 @@ SchemaVersion check_migratable(const Connection& c, std::span<const Migration> s
   return v;
 }
 
+SchemaVersion read_consistent_version(const Connection& c, std::span<const Migration> steps) {
+  // One read transaction, so the meta table and sqlite_master are read from one snapshot: a
+  // process migrating the file at the same moment is seen before or after its step, never in
+  // between (which read as "tables and no meta table": a foreign file).
+  c.exec("BEGIN DEFERRED");
+  try {
+    const SchemaVersion v = check_migratable(c, steps);
+    c.exec("COMMIT");
+    return v;
+  } catch (...) {
+    try {
+      c.exec("ROLLBACK");
+    } catch (...) {  // the read transaction may not have started
+    }
+    throw;
+  }
+}
+
 int migrate(const Connection& c, std::span<const Migration> steps) {
-  SchemaVersion v = check_migratable(c, steps);
+  SchemaVersion v = read_consistent_version(c, steps);
   for (const auto& step : steps) {
     if (step.to_version <= v.version) continue;
+    // The write lock first (BEGIN IMMEDIATE waits in the busy timeout while another process
+    // migrates), then the version again under it: several sweeps starting at once on a new file
+    // all saw version 0, and all but the first used to fail with "table meta already exists"
+    // (issue 15). Now one migrates and the others find its result here and skip the step.
+    Transaction t(c);
+    v = check_migratable(c, steps);
+    if (step.to_version <= v.version) continue;  // done by another process; t rolls back
     if (step.to_version != v.version + 1)
       throw SchemaError(
           fmt::format("no migration from schema {} to {}", v.version, step.to_version));
-    Transaction t(c);
     try {
       step.apply(c);
       write_meta(c, step.to_version, step.compatible_version);

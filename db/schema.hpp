@@ -13,11 +13,12 @@
 namespace r4::db {
 
 // The schema this build writes. Bump it with a new Migration below; never edit an old one.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 // The oldest schema version whose readers can still read a file this build writes. v2 only added
 // tables (a v1 build could still read a v2 file); v3 adds the configs' generation and ST, which
 // an older reader would not see: it would take an sm90a row for an mma.sync one, so v3 files are
-// for v3 readers only.
+// for v3 readers only. v4 adds the GPU of every measured row (tables and nullable columns): a v3
+// reader still reads a v4 file.
 inline constexpr int kCompatibleVersion = 3;
 // The oldest schema this build reads without migrating (read-only opens: emit, report, db show,
 // a merge's source). Every version since 1 only added tables or columns with defaults, and the
@@ -56,6 +57,9 @@ struct SchemaVersion {
 int migrate(const Connection& c, std::span<const Migration> steps);
 // migrate()'s checks alone, without writing anything; returns the file's version.
 SchemaVersion check_migratable(const Connection& c, std::span<const Migration> steps);
+// check_migratable in one read transaction (a consistent snapshot while another process may be
+// migrating the same file). `c` must not be inside a transaction.
+SchemaVersion read_consistent_version(const Connection& c, std::span<const Migration> steps);
 
 // For read-only use: throws SchemaError unless `v` can be read by a build at `current` without
 // migrating: newer but still compatible, or older but at least `oldest_readable`.

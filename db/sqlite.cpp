@@ -1,6 +1,11 @@
 #include "db/sqlite.hpp"
 
 #include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 #include <fmt/core.h>
 
@@ -11,6 +16,24 @@ namespace {
 [[noreturn]] void throw_db(sqlite3* db, const std::string& what, int rc) {
   const char* msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   throw Error(fmt::format("{}: {} ({})", what, msg, sqlite3_errstr(rc)));
+}
+
+// A file SQLite could only open read-only (no write permission on it), or whose folder cannot take
+// the WAL and shared-memory files next to it, fails here with the path and the reason, instead of
+// at the first write ("attempt to write a readonly database") after the sweep has started.
+void require_writable(sqlite3* db) {
+  const char* file = sqlite3_db_filename(db, "main");
+  const std::string path = file ? file : "";
+  if (path.empty()) return;  // in memory
+  if (sqlite3_db_readonly(db, "main") == 1)
+    throw Error(
+        fmt::format("database '{}' is not writable by this process (its permissions)", path));
+  const auto dir = std::filesystem::path(path).parent_path();
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw Error(
+        fmt::format("database '{}': its folder {} is not writable ({}); the database "
+                    "needs its -wal and -shm files next to it",
+                    path, dir.string(), std::strerror(errno)));
 }
 
 }  // namespace
@@ -120,10 +143,20 @@ Connection::Connection(const std::string& path, OpenMode mode) : path_(path), mo
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   db_.reset(db);
-  if (rc != SQLITE_OK) throw_db(db, fmt::format("opening database '{}'", path), rc);
+  if (rc != SQLITE_OK) {
+    std::error_code ec;
+    const auto dir = std::filesystem::absolute(path, ec).parent_path();
+    if (mode == OpenMode::read_write_create && !std::filesystem::is_directory(dir, ec))
+      throw Error(
+          fmt::format("opening database '{}': its folder {} does not exist", path, dir.string()));
+    throw_db(db, fmt::format("opening database '{}'", path), rc);
+  }
   sqlite3_extended_result_codes(db, 1);
-  // Another process (a sweep, a report) may hold the write lock for one row's transaction.
-  sqlite3_busy_timeout(db, 10000);
+  // Another process (a sweep, a report, several sweeps on one file, an MPI rank 0 gathering
+  // rows) may hold the write lock: for one race's rows that is milliseconds, for a `db merge` of
+  // a large file seconds. 60 s before a write gives up.
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  if (mode == OpenMode::read_write_create) require_writable(db);
   // SQLite only notices a file that is not a database on first read; read the header now so
   // "not a database" is an open error and not a surprise later.
   exec("SELECT count(*) FROM sqlite_master");
@@ -135,7 +168,9 @@ void Connection::exec(const std::string& sql) const {
   if (rc != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errstr(rc);
     sqlite3_free(err);
-    throw Error(fmt::format("database '{}': {} (running: {:.120})", path_, msg, sql));
+    const auto text = fmt::format("database '{}': {} (running: {:.120})", path_, msg, sql);
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) throw BusyError(text);
+    throw Error(text);
   }
 }
 

@@ -23,6 +23,12 @@ class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+// Another connection held the lock longer than the busy timeout, or SQLite would not wait for it
+// (SQLITE_BUSY / SQLITE_LOCKED).
+class BusyError : public Error {
+ public:
+  using Error::Error;
+};
 
 class Statement {
  public:
@@ -79,6 +85,10 @@ class Statement {
 };
 
 enum class OpenMode { read_only, read_write_create };
+
+// How long a statement waits for another connection's lock before failing with "database is
+// locked".
+inline constexpr int kBusyTimeoutMs = 60000;
 
 class Connection {
  public:

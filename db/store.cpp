@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 #include <random>
+#include <thread>
 
 #include <fmt/core.h>
 
@@ -87,7 +88,8 @@ Store::Store(std::unique_ptr<Connection> c)
       has_v2_tables_(has_table(*conn_, "floors") && has_table(*conn_, "steps")),
       has_v3_columns_(has_column(*conn_, "compiles", "gen") &&
                       has_column(*conn_, "measurements", "gen") &&
-                      has_column(*conn_, "winners", "gen")) {}
+                      has_column(*conn_, "winners", "gen")),
+      has_v4_columns_(has_table(*conn_, "gpus")) {}
 
 std::string Store::gen_st_cols(const char* alias) const {
   if (has_v3_columns_) return fmt::format("{0}gen, {0}st", alias);
@@ -97,11 +99,23 @@ std::string Store::gen_st_cols(const char* alias) const {
 Store Store::open(const std::string& path) {
   auto c = std::make_unique<Connection>(path, OpenMode::read_write_create);
   // Refuse a foreign or too-new file before anything below writes to it (journal_mode does).
-  (void)check_migratable(*c, migrations());
+  (void)read_consistent_version(*c, migrations());
   // WAL: readers (a report) never block the sweep's writer and a kill never tears a page.
   // synchronous=NORMAL in WAL is durable against process crashes (the kill -9 test), not
   // against power loss, which costs at most the last commits and never the file.
-  c->exec("PRAGMA journal_mode = WAL");
+  // Switching a new file to WAL needs it to itself for a moment, and SQLite does not wait in the
+  // busy handler for that: several processes opening a new file at once retry here (seen with six
+  // at once: "database is locked (running: PRAGMA journal_mode = WAL)").
+  for (const auto until =
+           std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);;) {
+    try {
+      c->exec("PRAGMA journal_mode = WAL");
+      break;
+    } catch (const BusyError&) {
+      if (std::chrono::steady_clock::now() > until) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
   c->exec("PRAGMA synchronous = NORMAL");
   c->exec("PRAGMA foreign_keys = ON");
   migrate(*c, migrations());
@@ -143,13 +157,13 @@ Id Store::begin_run(const RunRow& r) {
   conn_
       ->prepare(
           "INSERT INTO runs(uuid, spec_name, spec_text, git_commit, r4tune_version, host, "
-          "device_id, started_at, finished_at, status, notes) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+          "device_id, started_at, finished_at, status, notes, ranks) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")
       .bind_all(r.uuid.empty() ? random_uuid() : r.uuid, r.spec_name, r.spec_text, r.git_commit,
                 r.r4tune_version, r.host, r.device_id,
                 r.started_at.empty() ? utc_now() : r.started_at,
                 r.finished_at.empty() ? std::optional<std::string>() : r.finished_at,
-                to_string(r.status), r.notes)
+                to_string(r.status), r.notes, std::max(1, r.ranks))
       .run();
   const Id id = conn_->last_insert_id();
   t.commit();
@@ -220,10 +234,10 @@ Id Store::insert_check(const CheckRow& c) {
   Transaction t(*conn_);
   conn_
       ->prepare(
-          "INSERT INTO checks(run_id, compile_id, n, k, m, status, max_error, tolerance, detail) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
+          "INSERT INTO checks(run_id, compile_id, n, k, m, status, max_error, tolerance, detail, "
+          "gpu_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
       .bind_all(c.run_id, c.compile_id, c.n, c.k, c.m, to_string(c.status), c.max_error,
-                c.tolerance, c.detail)
+                c.tolerance, c.detail, c.gpu_id)
       .run();
   const Id id = conn_->last_insert_id();
   t.commit();
@@ -238,12 +252,13 @@ Id Store::insert_measurement(const MeasurementRow& m, std::span<const double> sa
       ->prepare(
           "INSERT INTO measurements(run_id, compile_id, kernel, dtype, n, k, m, wv, sk, mb, npw, "
           "nt, status, median_us, ci_low_us, ci_high_us, n_samples, gbps, pct_of_ceiling, "
-          "sm_clock_mhz, mem_clock_mhz, detail, gen, st) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-          "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)")
+          "sm_clock_mhz, mem_clock_mhz, detail, gen, st, gpu_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+          "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, "
+          "?25)")
       .bind_all(m.run_id, m.compile_id, m.kernel, m.dtype, m.n, m.k, m.m, m.config.wv, m.config.sk,
                 m.config.mb, m.config.npw, m.config.nt, to_string(m.status), m.median_us,
                 m.ci_low_us, m.ci_high_us, n_samples, m.gbps, m.pct_of_ceiling, m.sm_clock_mhz,
-                m.mem_clock_mhz, m.detail, generation_name(m.config.gen), m.config.st)
+                m.mem_clock_mhz, m.detail, generation_name(m.config.gen), m.config.st, m.gpu_id)
       .run();
   const Id id = conn_->last_insert_id();
   internal::insert_samples(*conn_, "samples", "measurement_id", id, samples);
@@ -257,9 +272,10 @@ Id Store::insert_baseline(const BaselineRow& b, std::span<const double> samples)
   conn_
       ->prepare(
           "INSERT INTO baselines(run_id, kind, n, k, m, median_us, ci_low_us, ci_high_us, "
-          "n_samples, gbps, algo) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+          "n_samples, gbps, algo, gpu_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+          "?12)")
       .bind_all(b.run_id, to_string(b.kind), b.n, b.k, b.m, b.median_us, b.ci_low_us, b.ci_high_us,
-                n_samples, b.gbps, b.algo)
+                n_samples, b.gbps, b.algo, b.gpu_id)
       .run();
   const Id id = conn_->last_insert_id();
   internal::insert_samples(*conn_, "baseline_samples", "baseline_id", id, samples);

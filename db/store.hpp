@@ -98,6 +98,14 @@ class Store {
   Id insert_floor(const FloorRow& f, std::span<const double> samples = {});
   Id insert_step(const StepRow& s, std::span<const double> samples = {});
   void set_shape_name(Id run, std::int64_t n, std::int64_t k, const std::string& name);
+  // Schema v4 (store_gpus.cpp). The same GPU (device, host, ordinal, PCI bus id) returns the
+  // existing row's id.
+  Id upsert_gpu(const GpuRow& g);
+  // Adds `r` to the run's row for its GPU: the rank is replaced, the ceiling kept from the first
+  // time one was given, races and seconds summed (a --resume adds its own).
+  void record_run_gpu(const RunGpuRow& r);
+  // The processes (MPI ranks) of the invocation that drives the run now.
+  void set_run_ranks(Id run, int ranks);
 
   // ---- queries ----
   [[nodiscard]] std::vector<RunRow> list_runs() const;
@@ -132,6 +140,12 @@ class Store {
   // Whether its configs carry the v3 generation and ST columns (false only for an older file
   // opened read-only, whose configs all read as generation mma_sync, ST 0).
   [[nodiscard]] bool has_generation_columns() const { return has_v3_columns_; }
+  // Schema v4; none / empty on an older file opened read-only. run_gpus in GPU id order.
+  [[nodiscard]] std::optional<GpuRow> gpu(Id id) const;
+  [[nodiscard]] std::vector<RunGpuRow> run_gpus(Id run) const;
+  // Whether this file has the v4 tables and columns (false only for an older file opened
+  // read-only: its rows read with no GPU).
+  [[nodiscard]] bool has_gpu_columns() const { return has_v4_columns_; }
   // Compiles this run linked, or that its checks or measurements refer to.
   [[nodiscard]] std::vector<CompileRow> compiles_for_run(Id run, bool with_binaries = false) const;
   // In the order they were named (the spec's order).
@@ -144,7 +158,8 @@ class Store {
   // ---- whole-database operations ----
   // Imports every run of `other_path` whose uuid is not here, with its device, compiles (deduped
   // by cache key), checks, measurements, samples, baselines, winners, shape names, floors and
-  // steps (with their samples), in one transaction. `other_path` is opened read-only and must be
+  // steps (with their samples), and the GPUs that took them (every row keeps its GPU: device,
+  // host, ordinal), in one transaction. `other_path` is opened read-only and must be
   // readable by this build (an older v1 file is: it brings no floors or steps).
   MergeResult merge(const std::string& other_path);
   // One CSV row per measurement of every run, with full provenance and the run's read floor for
@@ -162,6 +177,7 @@ class Store {
   ConfigValidator validator_;
   bool has_v2_tables_ = true;
   bool has_v3_columns_ = true;
+  bool has_v4_columns_ = true;
 };
 
 }  // namespace r4::db

@@ -34,8 +34,13 @@ std::string describe(const FloorRow& f) {
   return fmt::format("the read floor of run {} (N={} K={} bytes={})", f.run_id, f.n, f.k, f.bytes);
 }
 
-constexpr const char* kFloorCols =
-    "id, run_id, kind, n, k, bytes, median_us, ci_low_us, ci_high_us, n_samples, gbps, detail";
+// The GPU column is last, and NULL on a file from before schema v3 (read-only opens).
+std::string floor_cols(bool has_gpu) {
+  return fmt::format(
+      "id, run_id, kind, n, k, bytes, median_us, ci_low_us, ci_high_us, n_samples, gbps, detail, "
+      "{}",
+      has_gpu ? "gpu_id" : "NULL");
+}
 
 FloorRow read_floor_row(const Statement& s) {
   FloorRow f;
@@ -51,6 +56,7 @@ FloorRow read_floor_row(const Statement& s) {
   f.n_samples = s.i32(9);
   f.gbps = s.opt_f64(10);
   f.detail = s.text(11);
+  f.gpu_id = s.opt_i64(12);
   return f;
 }
 
@@ -74,9 +80,10 @@ Id Store::insert_floor(const FloorRow& f, std::span<const double> samples) {
   conn_
       ->prepare(
           "INSERT INTO floors(run_id, kind, n, k, bytes, median_us, ci_low_us, ci_high_us, "
-          "n_samples, gbps, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+          "n_samples, gbps, detail, gpu_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+          "?12)")
       .bind_all(f.run_id, to_string(f.kind), f.n, f.k, f.bytes, f.median_us, f.ci_low_us,
-                f.ci_high_us, n_samples, f.gbps, f.detail)
+                f.ci_high_us, n_samples, f.gbps, f.detail, f.gpu_id)
       .run();
   const Id id = conn_->last_insert_id();
   internal::insert_samples(*conn_, "floor_samples", "floor_id", id, samples);
@@ -86,8 +93,9 @@ Id Store::insert_floor(const FloorRow& f, std::span<const double> samples) {
 
 std::vector<FloorRow> Store::floors(Id run_id) const {
   if (!has_v2_tables_) return {};
-  auto s = conn_->prepare(fmt::format(
-      "SELECT {} FROM floors WHERE run_id = ?1 ORDER BY kind = 'read', n, k, bytes", kFloorCols));
+  auto s = conn_->prepare(
+      fmt::format("SELECT {} FROM floors WHERE run_id = ?1 ORDER BY kind = 'read', n, k, bytes",
+                  floor_cols(has_v4_columns_)));
   s.bind(1, run_id);
   std::vector<FloorRow> out;
   while (s.step()) out.push_back(read_floor_row(s));
@@ -102,8 +110,8 @@ std::vector<double> Store::floor_samples(Id floor) const {
 
 std::optional<FloorRow> Store::launch_floor(Id run_id) const {
   if (!has_v2_tables_) return std::nullopt;
-  auto s = conn_->prepare(
-      fmt::format("SELECT {} FROM floors WHERE run_id = ?1 AND kind = 'launch'", kFloorCols));
+  auto s = conn_->prepare(fmt::format("SELECT {} FROM floors WHERE run_id = ?1 AND kind = 'launch'",
+                                      floor_cols(has_v4_columns_)));
   s.bind(1, run_id);
   if (!s.step()) return std::nullopt;
   return read_floor_row(s);
@@ -115,7 +123,7 @@ std::optional<FloorRow> Store::read_floor(Id run_id, std::int64_t n, std::int64_
   auto s = conn_->prepare(fmt::format(
       "SELECT {} FROM floors WHERE run_id = ?1 AND kind = 'read' AND n = ?2 AND k = ?3 AND "
       "bytes = ?4",
-      kFloorCols));
+      floor_cols(has_v4_columns_)));
   s.bind_all(run_id, n, k, bytes);
   if (!s.step()) return std::nullopt;
   return read_floor_row(s);

@@ -10,9 +10,13 @@ namespace r4::db {
 
 namespace {
 
-constexpr const char* kRunCols =
-    "id, uuid, spec_name, spec_text, git_commit, r4tune_version, host, device_id, started_at, "
-    "coalesce(finished_at, ''), status, notes";
+// `ranks` is last, and 1 on a file from before schema v3 (read-only opens).
+std::string run_cols(bool v3) {
+  return fmt::format(
+      "id, uuid, spec_name, spec_text, git_commit, r4tune_version, host, device_id, started_at, "
+      "coalesce(finished_at, ''), status, notes, {}",
+      v3 ? "ranks" : "1");
+}
 
 RunRow read_run(const Statement& s) {
   RunRow r;
@@ -28,6 +32,7 @@ RunRow read_run(const Statement& s) {
   r.finished_at = s.text(9);
   r.status = parse_run_status(s.text(10));
   r.notes = s.text(11);
+  r.ranks = s.i32(12);
   return r;
 }
 
@@ -62,14 +67,16 @@ void Store::validate(const KernelConfigRow& row, const char* table, Id id) const
 }
 
 std::vector<RunRow> Store::list_runs() const {
-  auto s = conn_->prepare(fmt::format("SELECT {} FROM runs ORDER BY started_at, id", kRunCols));
+  auto s = conn_->prepare(
+      fmt::format("SELECT {} FROM runs ORDER BY started_at, id", run_cols(has_v4_columns_)));
   std::vector<RunRow> out;
   while (s.step()) out.push_back(read_run(s));
   return out;
 }
 
 RunRow Store::run(Id id) const {
-  auto s = conn_->prepare(fmt::format("SELECT {} FROM runs WHERE id = ?1", kRunCols));
+  auto s =
+      conn_->prepare(fmt::format("SELECT {} FROM runs WHERE id = ?1", run_cols(has_v4_columns_)));
   s.bind(1, id);
   if (!s.step()) throw NotFound(fmt::format("no run {} in '{}'", id, path()));
   return read_run(s);
@@ -81,7 +88,7 @@ RunRow Store::resolve_run(const std::string& ref) const {
     auto s =
         conn_->prepare(fmt::format("SELECT {} FROM runs WHERE status IN ('complete', 'partial') "
                                    "ORDER BY started_at DESC, id DESC LIMIT 1",
-                                   kRunCols));
+                                   run_cols(has_v4_columns_)));
     if (!s.step())
       throw NotFound(fmt::format("'{}' has no complete or partial run to call latest", path()));
     return read_run(s);
@@ -92,8 +99,9 @@ RunRow Store::resolve_run(const std::string& ref) const {
   if (ref.size() < 4)
     throw NotFound(
         fmt::format("run '{}': give an id, 'latest' or at least 4 uuid characters", ref));
-  auto s = conn_->prepare(fmt::format(
-      "SELECT {} FROM runs WHERE substr(uuid, 1, length(?1)) = ?1 ORDER BY id", kRunCols));
+  auto s = conn_->prepare(
+      fmt::format("SELECT {} FROM runs WHERE substr(uuid, 1, length(?1)) = ?1 ORDER BY id",
+                  run_cols(has_v4_columns_)));
   s.bind(1, ref);
   std::vector<RunRow> found;
   while (s.step()) found.push_back(read_run(s));
@@ -212,9 +220,9 @@ std::vector<MeasurementRow> Store::measurements(Id run_id) const {
   auto s = conn_->prepare(fmt::format(
       "SELECT id, run_id, compile_id, kernel, dtype, n, k, m, wv, sk, mb, npw, nt, status, "
       "median_us, ci_low_us, ci_high_us, n_samples, gbps, pct_of_ceiling, sm_clock_mhz, "
-      "mem_clock_mhz, detail, {} FROM measurements WHERE run_id = ?1 "
+      "mem_clock_mhz, detail, {}, {} FROM measurements WHERE run_id = ?1 "
       "ORDER BY kernel, dtype, n, k, m, median_us IS NULL, median_us, id",
-      gen_st_cols()));
+      gen_st_cols(), has_v4_columns_ ? "gpu_id" : "NULL"));
   s.bind(1, run_id);
   std::vector<MeasurementRow> out;
   while (s.step()) {
@@ -238,6 +246,7 @@ std::vector<MeasurementRow> Store::measurements(Id run_id) const {
     m.sm_clock_mhz = s.opt_i32(20);
     m.mem_clock_mhz = s.opt_i32(21);
     m.detail = s.text(22);
+    m.gpu_id = s.opt_i64(25);
     // Range checks only: a measurement of a config the validator now rejects is still history.
     std::string p = gen_problem(s, 23);
     if (p.empty()) p = config_range_problem(m.config);
@@ -259,9 +268,10 @@ std::vector<double> Store::baseline_samples(Id baseline) const {
 }
 
 std::vector<BaselineRow> Store::baselines(Id run_id) const {
-  auto s = conn_->prepare(
-      "SELECT id, run_id, kind, n, k, m, median_us, ci_low_us, ci_high_us, n_samples, gbps, algo "
-      "FROM baselines WHERE run_id = ?1 ORDER BY kind, n, k, m");
+  auto s = conn_->prepare(fmt::format(
+      "SELECT id, run_id, kind, n, k, m, median_us, ci_low_us, ci_high_us, n_samples, gbps, algo, "
+      "{} FROM baselines WHERE run_id = ?1 ORDER BY kind, n, k, m",
+      has_v4_columns_ ? "gpu_id" : "NULL"));
   s.bind(1, run_id);
   std::vector<BaselineRow> out;
   while (s.step()) {
@@ -278,15 +288,17 @@ std::vector<BaselineRow> Store::baselines(Id run_id) const {
     b.n_samples = s.i32(9);
     b.gbps = s.opt_f64(10);
     b.algo = s.text(11);
+    b.gpu_id = s.opt_i64(12);
     out.push_back(std::move(b));
   }
   return out;
 }
 
 std::vector<CheckRow> Store::checks(Id run_id) const {
-  auto s = conn_->prepare(
-      "SELECT id, run_id, compile_id, n, k, m, status, max_error, tolerance, detail FROM checks "
-      "WHERE run_id = ?1 ORDER BY id");
+  auto s = conn_->prepare(fmt::format(
+      "SELECT id, run_id, compile_id, n, k, m, status, max_error, tolerance, detail, {} "
+      "FROM checks WHERE run_id = ?1 ORDER BY id",
+      has_v4_columns_ ? "gpu_id" : "NULL"));
   s.bind(1, run_id);
   std::vector<CheckRow> out;
   while (s.step()) {
@@ -301,6 +313,7 @@ std::vector<CheckRow> Store::checks(Id run_id) const {
     c.max_error = s.opt_f64(7);
     c.tolerance = s.opt_f64(8);
     c.detail = s.text(9);
+    c.gpu_id = s.opt_i64(10);
     out.push_back(std::move(c));
   }
   return out;

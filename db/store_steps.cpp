@@ -34,9 +34,13 @@ std::string step_problem(const StepRow& s, std::span<const double> samples) {
   return samples_problem(samples);
 }
 
-constexpr const char* kStepCols =
-    "id, run_id, name, m, path, status, median_us, ci_low_us, ci_high_us, n_samples, launches, "
-    "detail";
+// The GPU column is last, and NULL on a file from before schema v3 (read-only opens).
+std::string step_cols(bool has_gpu) {
+  return fmt::format(
+      "id, run_id, name, m, path, status, median_us, ci_low_us, ci_high_us, n_samples, launches, "
+      "detail, {}",
+      has_gpu ? "gpu_id" : "NULL");
+}
 
 StepRow read_step_row(const Statement& s) {
   StepRow r;
@@ -52,6 +56,7 @@ StepRow read_step_row(const Statement& s) {
   r.n_samples = s.i32(9);
   r.launches = s.i32(10);
   r.detail = s.text(11);
+  r.gpu_id = s.opt_i64(12);
   return r;
 }
 
@@ -76,9 +81,10 @@ Id Store::insert_step(const StepRow& r, std::span<const double> samples) {
   conn_
       ->prepare(
           "INSERT INTO steps(run_id, name, m, path, status, median_us, ci_low_us, ci_high_us, "
-          "n_samples, launches, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+          "n_samples, launches, detail, gpu_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+          "?11, ?12)")
       .bind_all(r.run_id, r.name, r.m, to_string(r.path), to_string(r.status), r.median_us,
-                r.ci_low_us, r.ci_high_us, n_samples, r.launches, r.detail)
+                r.ci_low_us, r.ci_high_us, n_samples, r.launches, r.detail, r.gpu_id)
       .run();
   const Id id = conn_->last_insert_id();
   internal::insert_samples(*conn_, "step_samples", "step_id", id, samples);
@@ -93,8 +99,9 @@ std::vector<StepRow> Store::steps(Id run_id) const {
   for (std::size_t i = 0; i < kStepPaths.size(); ++i)
     order += fmt::format(" WHEN '{}' THEN {}", to_string(kStepPaths[i]), i);
   order += " END";
-  auto s = conn_->prepare(fmt::format(
-      "SELECT {} FROM steps WHERE run_id = ?1 ORDER BY name, m, {}, id", kStepCols, order));
+  auto s =
+      conn_->prepare(fmt::format("SELECT {} FROM steps WHERE run_id = ?1 ORDER BY name, m, {}, id",
+                                 step_cols(has_v4_columns_), order));
   s.bind(1, run_id);
   std::vector<StepRow> out;
   while (s.step()) out.push_back(read_step_row(s));

@@ -149,6 +149,25 @@ gpu::CompileRequest reference_compile_request(const gpu::Arch& arch) {
   return base_request("kernels/reference_gpu.cu", arch);
 }
 
+std::span<const KernelId> all_kernels() {
+  static const auto ids = [] {
+    std::array<KernelId, kNames.size()> a{};
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<KernelId>(i);
+    return a;
+  }();
+  return ids;
+}
+
+std::vector<CompileOptions> compile_variants(KernelId id) {
+  std::vector<CompileOptions> v{CompileOptions{}};
+  if (id == KernelId::gemm_w4a16_nt) {
+    CompileOptions bf16;
+    bf16.a_bf16 = true;
+    v.push_back(bf16);
+  }
+  return v;
+}
+
 gpu::CompileRequest quant_fp8_block_compile_request(const gpu::Arch& arch) {
   return base_request("kernels/quant_fp8_block.cu", arch);
 }

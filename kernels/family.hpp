@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
+#include <vector>
 #include <string_view>
 
 #include "kernels/config.hpp"
@@ -77,5 +79,12 @@ void launch_quant_fp8_block(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gp
 
 // The GPU reference / check / bandwidth kernels (kernels/reference_gpu.cu).
 [[nodiscard]] gpu::CompileRequest reference_compile_request(const gpu::Arch& arch);
+
+// Every kernel of the family, in KernelId order: what CI compiles for each arch (with
+// config_space), so a kernel added to the family is covered without touching the tests.
+[[nodiscard]] std::span<const KernelId> all_kernels();
+// The source variants a kernel is built in besides its config: {} and, for gemm_w4a16_nt, bf16
+// activations.
+[[nodiscard]] std::vector<CompileOptions> compile_variants(KernelId id);
 
 }  // namespace r4::kernels

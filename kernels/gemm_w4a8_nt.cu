@@ -34,7 +34,7 @@ R4_EXTERN void __launch_bounds__(R4G_THREADS, 1)
 #include "kernels/nv/mma_sm80.h"
 #include "quant/layout/sm80.h"
 #elif defined(R4_AMD)
-#include "kernels/amd/wmma.h"
+#include "kernels/amd/matrix.h"
 #endif
 
 #define R4_MSUB (2 * R4_MB)
@@ -182,6 +182,8 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
                    R4_MB * 16);
 }
 
+#elif defined(R4_AMD_MFMA)
+#include "kernels/amd/gemm_w4a8_nt_mfma.h"
 #elif defined(R4_AMD)
 #include "kernels/amd/gemm_w4a8_nt_wmma.h"
 #endif

@@ -35,7 +35,9 @@ struct __align__(16) u32x4 { u32 x, y, z, w; };
 // lane id within a wave32
 __device__ inline int r4_lane() { return __lane_id(); }
 // 16-byte read-only global load (weights: NT=1 asks for a non-temporal load)
-template <int NT> __device__ inline u32x4 r4_ld_weight(const u32x4* p) { return NT ? __builtin_nontemporal_load(p) : *p; }
+// (the nontemporal builtin wants a vector type, not a struct: clang-19, 2026-11-30)
+typedef u32 r4_u32v4 __attribute__((ext_vector_type(4)));
+template <int NT> __device__ inline u32x4 r4_ld_weight(const u32x4* p) { const r4_u32v4 v = NT ? __builtin_nontemporal_load(reinterpret_cast<const r4_u32v4*>(p)) : *reinterpret_cast<const r4_u32v4*>(p); return u32x4{v.x, v.y, v.z, v.w}; }
 // 16-byte read-only global load for activations
 __device__ inline u32x4 r4_ld_act16(const void* p) { return *static_cast<const u32x4*>(p); }
 // 16-byte global load of data a previous kernel wrote (plain on AMD: no PDL there)
@@ -43,7 +45,8 @@ __device__ inline u32x4 r4_ld_cg16(const void* p) { return *static_cast<const u3
 // 4-byte read-only global load
 __device__ inline u32 r4_ld_u32(const u32* p) { return *p; }
 // f32 load that bypasses the (non-coherent) L1: split-K partials written by other blocks
-__device__ inline float r4_ld_coherent(const float* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+// (a relaxed agent-scope atomic load: global_load with the L1-bypass bits; atomics take integers)
+__device__ inline float r4_ld_coherent(const float* p) { return __builtin_bit_cast(float, __hip_atomic_load(reinterpret_cast<const u32*>(p), __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)); }
 // 16-byte f32x4 load that bypasses the non-coherent L1
 __device__ inline float4 r4_ld_coherent4(const float* p) { float4 v; v.x = r4_ld_coherent(p); v.y = r4_ld_coherent(p + 1); v.z = r4_ld_coherent(p + 2); v.w = r4_ld_coherent(p + 3); return v; }
 // f32 -> bf16 bits, round to nearest even (NaN kept quiet)

@@ -7,10 +7,6 @@
 
 namespace r4::kernels {
 
-quant::Layout packed_layout(const gpu::Arch& arch) {
-  return arch.vendor == gpu::Vendor::nvidia ? quant::Layout::sm80 : quant::Layout::gfx12;
-}
-
 quant::Packed random_packed_weights(quant::Layout layout, std::int64_t n, std::int64_t k,
                                     std::uint32_t seed, float scale_lo, float scale_hi) {
   std::mt19937 rng(seed);

@@ -1,16 +1,13 @@
 // Random packed 4-bit weights for checks and timing pools: codes uniform in -8..7, one scale per
-// (row, 128-K group) uniform in [scale_lo, scale_hi), packed in the arch's layout (quant/pack.hpp).
+// (row, 128-K group) uniform in [scale_lo, scale_hi), packed in `layout` (the arch's:
+// kernels/weight_layout.hpp).
 #pragma once
 
 #include <cstdint>
 
 #include "quant/pack.hpp"
-#include "tuner/gpu/arch.hpp"
 
 namespace r4::kernels {
-
-// The packed layout the family's kernels read on `arch` (sm80 on NVIDIA, gfx12 on AMD).
-[[nodiscard]] quant::Layout packed_layout(const gpu::Arch& arch);
 
 [[nodiscard]] quant::Packed random_packed_weights(quant::Layout layout, std::int64_t n,
                                                   std::int64_t k, std::uint32_t seed,

@@ -52,3 +52,38 @@ R4_EXTERN void r4_read_floor(const u32x4* __restrict__ wq,   // N*K/2 bytes: nq1
   if (out && threadIdx.x == 0) out[blockIdx.x] = dep + 1u;
   if (out && (acc ^ dep) == 0x9E3779B9u) out[blockIdx.x] = acc;  // practically never
 }
+
+// An experiment, not yet the sweep's floor (docs/PERF.md, session 5): the same bytes as
+// r4_read_floor in ONE grid-stride loop over both arrays as one index space [0, nq16 + ns16), so
+// the scale loads are in flight together with the weight loads. r4_read_floor streams the weight
+// and then the scales as two loops; at small shapes a thread makes about one pass of each, and
+// the two DRAM round trips add (the fixture's small-shape floors sit 0.35-0.6 us above the floors
+// document's). `r4kern --time` prints both; the sweep keeps r4_read_floor until this is measured.
+__device__ inline const u32x4* r4_floor_word(const u32x4* wq, i64 nq16, const u32x4* wsz, i64 i) {
+  return i < nq16 ? wq + i : wsz + (i - nq16);
+}
+
+R4_EXTERN void r4_read_floor_fused(const u32x4* __restrict__ wq, i64 nq16,
+                                   const u32x4* __restrict__ wsz, i64 ns16,
+                                   const u32* __restrict__ in, u32* __restrict__ out) {
+  r4_pdl_launch_dependents();
+  const i64 n16 = nq16 + ns16;
+  const i64 stride = (i64)gridDim.x * blockDim.x;
+  i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+  u32 acc = 0;
+  for (; i + 3 * stride < n16; i += 4 * stride) {
+    const u32x4 a = r4_ld_weight<1>(r4_floor_word(wq, nq16, wsz, i));
+    const u32x4 b = r4_ld_weight<1>(r4_floor_word(wq, nq16, wsz, i + stride));
+    const u32x4 c = r4_ld_weight<1>(r4_floor_word(wq, nq16, wsz, i + 2 * stride));
+    const u32x4 d = r4_ld_weight<1>(r4_floor_word(wq, nq16, wsz, i + 3 * stride));
+    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+  }
+  for (; i < n16; i += stride) {
+    const u32x4 a = r4_ld_weight<1>(r4_floor_word(wq, nq16, wsz, i));
+    acc ^= a.x ^ a.y ^ a.z ^ a.w;
+  }
+  r4_pdl_wait();
+  const u32 dep = in ? in[blockIdx.x & 63u] : 0u;
+  if (out && threadIdx.x == 0) out[blockIdx.x] = dep + 1u;
+  if (out && (acc ^ dep) == 0x9E3779B9u) out[blockIdx.x] = acc;  // practically never
+}

@@ -2,11 +2,34 @@
 // index functions) so that large shapes verify fast, the output checker, and the streaming-read
 // kernel that measures the bandwidth ceiling.
 #include "kernels/prelude.h"
+
+// The packed-weight layout this target's GEMMs read; kernels/weight_layout.cpp picks the same one
+// for the packer (sm80 on NVIDIA, gfx942 on MI300, the seeds' gfx12 on RDNA3/RDNA4).
+#if defined(R4_NV)
 #include "quant/layout/sm80.h"
+__device__ inline int r4_ref_code(const u32* wq, int n, int k, int K) {
+  const r4::layout::sm80::Pos p = r4::layout::sm80::weight_pos(n, k, K);
+  return (int)((wq[p.dword] >> p.shift) & 0xFu);
+}
+__device__ inline long long r4_ref_scale(int n, int grp, int K) { return r4::layout::sm80::scale_index(n, grp, K); }
+#elif defined(__gfx942__)
+#include "quant/layout/gfx942.h"
+__device__ inline int r4_ref_code(const u32* wq, int n, int k, int K) {
+  const r4::layout::gfx942::Pos p = r4::layout::gfx942::weight_pos(n, k, K);
+  return (int)((wq[p.dword] >> p.shift) & 0xFu);
+}
+__device__ inline long long r4_ref_scale(int n, int grp, int K) { return r4::layout::gfx942::scale_index(n, grp, K); }
+#else
+#include "quant/layout/gfx12.h"
+__device__ inline int r4_ref_code(const u32* wq, int n, int k, int K) {
+  return (int)((wq[r4::layout::gfx12::wq_dword(n, k, K)] >> (4 * r4::layout::gfx12::wq_nibble(k))) & 0xFu);
+}
+__device__ inline long long r4_ref_scale(int n, int grp, int K) { return r4::layout::gfx12::wsz_index(n, grp, K / 128); }
+#endif
 
 // ref[m, n] = sum_k a(m, k) * code(n, k) * scale(n, k/128), accumulated in double (f64 FMA), and
 // norm[m, n] = sqrt(sum_k (a * w)^2) in double, the scale of the operand-rounding term of the
-// tolerance. a_kind: 0 = f16 A, 1 = bf16 A, 2 = int8 A times sa[m]. Weights in the sm80 layout.
+// tolerance. a_kind: 0 = f16 A, 1 = bf16 A, 2 = int8 A times sa[m]. Weights in the target's layout.
 // One thread per (m, n), m fastest so a warp shares its weight loads.
 R4_EXTERN void ref_gemm_w4(const void* __restrict__ A, int a_kind, const float* __restrict__ sa,
                            const u32* __restrict__ wq, const u32* __restrict__ wsz,
@@ -17,11 +40,10 @@ R4_EXTERN void ref_gemm_w4(const void* __restrict__ A, int a_kind, const float* 
   const int n = (int)(idx / M);
   double acc = 0.0, nrm = 0.0;
   for (int grp = 0; grp < K / 128; ++grp) {
-    const double s = (double)r4_f16_to_f32(wsz[r4::layout::sm80::scale_index(n, grp, K)] & 0xFFFFu);
+    const double s = (double)r4_f16_to_f32(wsz[r4_ref_scale(n, grp, K)] & 0xFFFFu);
     for (int kk = 0; kk < 128; ++kk) {
       const int k = grp * 128 + kk;
-      const r4::layout::sm80::Pos p = r4::layout::sm80::weight_pos(n, k, K);
-      int code = (int)((wq[p.dword] >> p.shift) & 0xFu);
+      int code = r4_ref_code(wq, n, k, K);
       if (code >= 8) code -= 16;
       double a;
       if (a_kind == 0) a = (double)r4_f16_to_f32(static_cast<const u16*>(A)[(i64)m * K + k]);

@@ -9,6 +9,7 @@
 #include "kernels/host_half.hpp"
 #include "kernels/tolerance.hpp"
 #include "kernels/random_weights.hpp"
+#include "kernels/weight_layout.hpp"
 
 namespace r4::kernels {
 
@@ -64,8 +65,11 @@ gpu::Kernel& Verifier::check_kernel() {
 void Verifier::set_shape(std::int64_t n, std::int64_t k, std::uint32_t seed) {
   auto& I = *impl_;
   I.cur_m = -1;  // new weights: the inputs and references must be made again
-  const auto p =
-      random_packed_weights(packed_layout(I.ctx.info().arch), n, k, seed, 0.005f, 0.03f);
+  const auto layout = weight_layout(I.ctx.info().arch);
+  if (!layout)
+    throw std::invalid_argument("Verifier: no GEMM path (weight layout) for " +
+                                I.ctx.info().arch.name);
+  const auto p = random_packed_weights(*layout, n, k, seed, 0.005f, 0.03f);
   I.wq = gpu::DeviceBuffer(I.ctx, p.wq.size() * 4);
   I.wsz = gpu::DeviceBuffer(I.ctx, p.wsz.size() * 4);
   I.ctx.copy_to_device(I.wq.get(), p.wq.data(), p.wq.size() * 4);

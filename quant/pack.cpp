@@ -12,6 +12,8 @@ std::string_view to_string(Layout l) {
       return "gfx12";
     case Layout::sm80:
       return "sm80";
+    case Layout::gfx942:
+      return "gfx942";
   }
   return "?";
 }
@@ -19,6 +21,7 @@ std::string_view to_string(Layout l) {
 std::optional<Layout> parse_layout(std::string_view name) {
   if (name == "gfx12") return Layout::gfx12;
   if (name == "sm80") return Layout::sm80;
+  if (name == "gfx942") return Layout::gfx942;
   return std::nullopt;
 }
 
@@ -29,6 +32,8 @@ Packed pack(Layout layout, std::span<const std::int8_t> q, std::span<const float
       return pack_gfx12(q, scale, n, k, group);
     case Layout::sm80:
       return pack_sm80(q, scale, n, k, group);
+    case Layout::gfx942:
+      return pack_gfx942(q, scale, n, k, group);
   }
   throw std::invalid_argument("pack: unknown layout");
 }
@@ -41,6 +46,9 @@ void unpack(Layout layout, const Packed& p, std::int64_t n, std::int64_t k, int 
       return;
     case Layout::sm80:
       unpack_sm80(p, n, k, group, q_out, scale_out);
+      return;
+    case Layout::gfx942:
+      unpack_gfx942(p, n, k, group, q_out, scale_out);
       return;
   }
   throw std::invalid_argument("unpack: unknown layout");

@@ -21,6 +21,7 @@ namespace r4::quant {
 enum class Layout {
   gfx12,  // AMD WMMA B-fragment order; equals the seed's pack() bit for bit
   sm80,   // NVIDIA mma.sync m16n8k16 / m16n8k32 fragment order (quant/layout/sm80.h)
+  gfx942,  // AMD CDNA3 MFMA (wave64) B-operand order (quant/layout/gfx942.h)
 };
 
 [[nodiscard]] std::string_view to_string(Layout l);
@@ -43,6 +44,8 @@ struct Packed {
                                 std::int64_t n, std::int64_t k, int group);
 [[nodiscard]] Packed pack_sm80(std::span<const std::int8_t> q, std::span<const float> scale,
                                std::int64_t n, std::int64_t k, int group);
+[[nodiscard]] Packed pack_gfx942(std::span<const std::int8_t> q, std::span<const float> scale,
+                                 std::int64_t n, std::int64_t k, int group);
 
 // Inverse of pack() (codes and f16-rounded scales), for property tests and the CPU reference.
 void unpack(Layout layout, const Packed& p, std::int64_t n, std::int64_t k, int group,
@@ -51,5 +54,7 @@ void unpack_gfx12(const Packed& p, std::int64_t n, std::int64_t k, int group,
                   std::span<std::int8_t> q_out, std::span<float> scale_out);
 void unpack_sm80(const Packed& p, std::int64_t n, std::int64_t k, int group,
                  std::span<std::int8_t> q_out, std::span<float> scale_out);
+void unpack_gfx942(const Packed& p, std::int64_t n, std::int64_t k, int group,
+                   std::span<std::int8_t> q_out, std::span<float> scale_out);
 
 }  // namespace r4::quant

@@ -9,7 +9,8 @@ pkgs=(build-essential cmake ninja-build pkg-config git
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libtomlplusplus-dev
       pybind11-dev python3-dev python3-numpy libtbb-dev
       libamdhip64-dev clang libclang-rt-14-dev clang-format
-      chromium)
+      clang-19 lld-19 llvm-19
+      chromium openmpi-bin libopenmpi-dev)
 # Extra packages only for regenerating the committed test fixtures from the seeds' Python.
 if [[ "${R4TUNE_FIXTURE_TOOLS:-0}" == 1 ]]; then pkgs+=(python3-torch); fi
 

@@ -2,7 +2,9 @@
 // the seed's gfx12 layout are the B operand (16 columns n), activations the A operand (16 rows m),
 // as in the seeds' r4d kernels. A first, untuned version: direct global loads, no LDS pipeline
 // (the dynamic shared memory the host passes is unused). Same config meaning, grid and split-K
-// epilogue as the NVIDIA path. STATUS: see kernels/README.md (not run on AMD hardware).
+// epilogue as the NVIDIA path. The fragment helpers (kernels/amd/wmma_gfx1{1,2}.h) take the same
+// arguments on both generations. STATUS: see kernels/README.md (compiled by CI with clang-19,
+// fragment layouts emulated on the CPU, not run on AMD hardware).
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * R4_WAVE)
     gemm_w4a16_nt(const u16* __restrict__ A, const u32x4* __restrict__ wq,
                   const u32* __restrict__ wsz, u16* __restrict__ C, void* __restrict__ ws, int M,
@@ -30,25 +32,17 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * R4_WAVE)
       const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
       const u32 sdw = wsz[((i64)tile * G + grp) * 16 + r];
       const u32 wd[4] = {w.x, w.y, w.z, w.w};
+#if R4_A_BF16
+      const float sf = r4_f16_to_f32(sdw & 0xFFFFu);
+#else
+      const _Float16 sh = __builtin_bit_cast(_Float16, (u16)(sdw & 0xFFFFu));
+#endif
 #pragma unroll
       for (int s = 0; s < 4; ++s) {
 #if R4_A_BF16
-        const float sf = r4_f16_to_f32(sdw & 0xFFFFu);
-        auto bf = r4amd::dequant_b_f16(wd[s], (_Float16)1.0f
-#if defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || defined(__gfx1150__)
-                                       , lane
-#endif
-        );
-        decltype(r4amd::load_a16(A, lane)) b;
-#pragma unroll
-        for (int e = 0; e < (int)(sizeof(b) / sizeof(short)); ++e)
-          b[e] = (short)r4_f32_to_bf16((float)bf[e] * sf);
+        const auto b = r4amd::dequant_b_bf16(wd[s], sf, lane);
 #else
-        const auto b = r4amd::dequant_b_f16(wd[s], __builtin_bit_cast(_Float16, (u16)(sdw & 0xFFFFu))
-#if defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || defined(__gfx1150__)
-                                            , lane
-#endif
-        );
+        const auto b = r4amd::dequant_b_f16(wd[s], sh, lane);
 #endif
 #pragma unroll
         for (int j = 0; j < R4_MB; ++j) {

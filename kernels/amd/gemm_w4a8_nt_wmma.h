@@ -1,7 +1,8 @@
 // gemm_w4a8_nt for AMD WMMA (gfx11 / gfx12), included by kernels/gemm_w4a8_nt.cu: int8 WMMA
 // (v_wmma_i32_16x16x16_iu8), int32 per 128-K group, one multiply by (scale/16) per group, the
 // activation row scale at the end. Weights = B operand (seed gfx12 layout), activations = A.
-// A first, untuned version (direct global loads). STATUS: see kernels/README.md.
+// A first, untuned version (direct global loads). STATUS: see kernels/README.md (compiled by CI
+// with clang-19, fragment layouts emulated on the CPU, not run on AMD hardware).
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * R4_WAVE)
     gemm_w4a8_nt(const i8* __restrict__ Aq, const float* __restrict__ sa,
                  const u32x4* __restrict__ wq, const u32* __restrict__ wsz, u16* __restrict__ C,
@@ -34,11 +35,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * R4_WAVE)
       const u32 wd[4] = {w.x, w.y, w.z, w.w};
 #pragma unroll
       for (int s = 0; s < 4; ++s) {
-        const auto b = r4amd::dequant_b_s8(wd[s]
-#if defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || defined(__gfx1150__)
-                                           , lane
-#endif
-        );
+        const auto b = r4amd::dequant_b_s8(wd[s], lane);
 #pragma unroll
         for (int j = 0; j < R4_MB; ++j) {
           if (m_base + 16 * j < M) {

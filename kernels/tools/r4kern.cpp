@@ -25,14 +25,14 @@
 #include <fmt/core.h>
 
 #include "kernels/baseline.hpp"
-#include "kernels/floors.hpp"
-#include "tuner/measure/floors.hpp"
 #include "kernels/family.hpp"
+#include "kernels/floors.hpp"
 #include "kernels/host_half.hpp"
 #include "kernels/reference.hpp"
 #include "kernels/timing.hpp"
 #include "kernels/tolerance.hpp"
 #include "quant/pack.hpp"
+#include "tuner/measure/floors.hpp"
 
 namespace r4::kernels::tool {
 namespace {
@@ -68,17 +68,17 @@ struct Built {
 };
 
 struct Args {
-  bool check = false, time = false, quick = false;
+  bool check = false, time = false, quick = false, floors = false;
   std::string out = ".";
   double time_budget_s = 300;
-  int gen = -1;    // -1: both generations
+  int gen = -1;  // -1: both generations
   // --one VARIANT:WV,SK,MB,NPW,NT,GEN,ST --m M: only that config, launched 20 times over a pool of
   // cold copies of the first --shapes shape (for ncu: one kernel, nothing else around it).
   std::string one;
   int one_m = 8;
   std::vector<std::string> defines;  // --define NAME=VALUE, added to --one's compile
-  int stride = 1;  // every Nth sm90a config
-  std::string shapes;  // comma-separated seed shape names; empty: all
+  int stride = 1;                    // every Nth sm90a config
+  std::string shapes;                // comma-separated seed shape names; empty: all
 };
 
 bool shape_wanted(const Args& a, const char* name) {
@@ -176,6 +176,13 @@ class Driver {
 
   // ---------------------------------------------------------------- timing
   void time_all();
+  // --floors: the launch floor and each --shapes shape's read floor, both floor kernels
+  // (read_floor.cu: r4_read_floor, the sweep's; r4_read_floor_fused, the one-loop experiment).
+  int floors_only();
+  // Both read floors of `sh` over `fpool`, printed and written to `csv`; the sweep's (two-loop) one
+  // is returned.
+  double time_floors(gpu::Module& mod, const SeedShape& sh, const std::vector<W4Weights>& fpool,
+                     std::ostream& csv);
 
   // --one: one config, 20 launches over cold copies (a target for ncu).
   int run_one() {
@@ -572,20 +579,11 @@ void Driver::time_all() {
       ctx_->copy_device(pq.back().get(), w.wq.get(), w.wq.bytes(), *stream_);
       ctx_->copy_device(ps.back().get(), w.wsz.get(), w.wsz.bytes(), *stream_);
     }
-    double floor_us = 0;
-    {
-      std::vector<W4Weights> fpool;
-      for (int i = 0; i < pool; ++i)
-        fpool.push_back({pq[static_cast<std::size_t>(i)].get(), ps[static_cast<std::size_t>(i)].get()});
-      auto rf = measure::measure_read_floor(*ctx_, *stream_, floor_mod->kernel("r4_read_floor"),
-                                            fpool, sh.n, sh.k, 9);
-      std::sort(rf.samples_us.begin(), rf.samples_us.end());
-      floor_us = rf.samples_us[rf.samples_us.size() / 2];
-      fmt::print("read floor {} {:.2f} us ({:.0f} GB/s): {}\n", sh.name, floor_us,
-                 static_cast<double>(wbytes) / (floor_us * 1e3), rf.detail);
-      csv << fmt::format("floor,read_floor,{},{},0,\"{}\",{:.3f},{:.1f},\n", sh.n, sh.k, rf.detail,
-                         floor_us, static_cast<double>(wbytes) / (floor_us * 1e3));
-    }
+    std::vector<W4Weights> fpool;
+    for (int i = 0; i < pool; ++i)
+      fpool.push_back(
+          {pq[static_cast<std::size_t>(i)].get(), ps[static_cast<std::size_t>(i)].get()});
+    const double floor_us = time_floors(*floor_mod, sh, fpool, csv);
     for (std::int64_t m : kTimeMs) {
       const Shape s{sh.n, sh.k, m};
       Row row{sh.name, sh.n, sh.k, m, "", "", 0, 0, 0, 0, 0, floor_us, ""};
@@ -698,6 +696,52 @@ void Driver::time_all() {
              partial ? "PARTIAL (budget)" : "complete", since(t0), ceiling);
 }
 
+double Driver::time_floors(gpu::Module& mod, const SeedShape& sh,
+                           const std::vector<W4Weights>& fpool, std::ostream& csv) {
+  const auto wbytes = static_cast<double>(weight_bytes(sh.n, sh.k));
+  double two_loop = 0;
+  for (const char* name : {"r4_read_floor", "r4_read_floor_fused"}) {
+    auto rf = measure::measure_read_floor(*ctx_, *stream_, mod.kernel(name), fpool, sh.n, sh.k, 9);
+    std::sort(rf.samples_us.begin(), rf.samples_us.end());
+    const double us = rf.samples_us[rf.samples_us.size() / 2];
+    if (two_loop == 0) two_loop = us;
+    fmt::print("{} {} {:.2f} us ({:.0f} GB/s, {:.2f}x the two-loop floor): {}\n", name, sh.name, us,
+               wbytes / (us * 1e3), us / two_loop, rf.detail);
+    csv << fmt::format("floor,{},{},{},0,\"{}\",{:.3f},{:.1f},\n", name + 3, sh.n, sh.k, rf.detail,
+                       us, wbytes / (us * 1e3));
+  }
+  return two_loop;
+}
+
+int Driver::floors_only() {
+  auto r = backend_->compile(floor_compile_request(arch_));
+  if (!r.ok) throw gpu::Error("read_floor.cu does not compile: " + r.log);
+  auto mod = ctx_->load(r.binary);
+  std::ofstream csv(args_.out + "/kern_floors.csv");
+  csv << "row,variant,N,K,M,config,us,gbps,samples\n";
+  const auto lf = measure::measure_launch_floor(*ctx_, *stream_, mod->kernel("r4_empty"));
+  std::vector<double> l = lf.samples_us;
+  std::sort(l.begin(), l.end());
+  fmt::print("launch floor {:.3f} us: {}\n", l[l.size() / 2], lf.detail);
+  for (const auto& sh : kSeedShapes) {
+    if (!shape_wanted(args_, sh.name)) continue;
+    auto w = make_weights(sh.n, sh.k, 7);
+    const int pool = pool_size(weight_bytes(sh.n, sh.k), ctx_->info().llc_bytes);
+    std::vector<gpu::DeviceBuffer> bufs;
+    bufs.reserve(static_cast<std::size_t>(2 * pool));  // the references below stay valid
+    std::vector<W4Weights> fpool;
+    for (int i = 0; i < pool; ++i) {
+      auto& q = bufs.emplace_back(*ctx_, w.wq.bytes());
+      ctx_->copy_device(q.get(), w.wq.get(), w.wq.bytes(), *stream_);
+      auto& z = bufs.emplace_back(*ctx_, w.wsz.bytes());
+      ctx_->copy_device(z.get(), w.wsz.get(), w.wsz.bytes(), *stream_);
+      fpool.push_back({q.get(), z.get()});
+    }
+    time_floors(*mod, sh, fpool, csv);
+  }
+  return 0;
+}
+
 }  // namespace
 }  // namespace r4::kernels::tool
 
@@ -712,6 +756,8 @@ int main(int argc, char** argv) {
       a.time = true;
     else if (s == "--quick")
       a.quick = true;
+    else if (s == "--floors")
+      a.floors = true;
     else if (s == "--out" && i + 1 < argc)
       a.out = argv[++i];
     else if (s == "--time-budget" && i + 1 < argc)
@@ -730,7 +776,8 @@ int main(int argc, char** argv) {
       a.defines.push_back(argv[++i]);
     else {
       fmt::print(stderr,
-                 "usage: r4kern [--check] [--time] [--quick] [--out DIR] [--time-budget S] [--gen "
+                 "usage: r4kern [--check] [--time] [--floors] [--quick] [--out DIR] [--time-budget "
+                 "S] [--gen "
                  "0|1] [--stride N] [--shapes a,b,...]\n");
       return 2;
     }
@@ -738,6 +785,7 @@ int main(int argc, char** argv) {
   try {
     Driver d(a);
     if (!a.one.empty()) return d.run_one();
+    if (a.floors) return d.floors_only();
     d.compile_all();
     int failures = 0;
     if (a.check) failures = d.check();

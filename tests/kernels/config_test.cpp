@@ -57,6 +57,41 @@ TEST(Config, ShapeLimits) {
   EXPECT_FALSE(is_valid(KernelId::gemm_w4a16_nt, c, sm75));
 }
 
+TEST(Config, AmdTargetsWithAMatrixPathHaveTheFullSpace) {
+  // gfx11 / gfx12 WMMA (wave32) and gfx942 MFMA (wave64) share the ranges; WV counts the target's
+  // own waves, so a gfx942 block is WV x 64 work-items.
+  // The comparison is with sm_89, which has the mma.sync generation only, as AMD targets do.
+  const gpu::Arch sm89{gpu::Vendor::nvidia, "sm_89", 8, 9};
+  for (const char* a : {"gfx1100", "gfx1200", "gfx1201", "gfx942"}) {
+    const auto arch = gpu::Arch::from(a);
+    for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt})
+      EXPECT_EQ(config_space(id, arch).size(), config_space(id, sm89).size()) << a;
+    EXPECT_EQ(config_space(KernelId::quant_act, arch).size(), 1u);
+  }
+  const auto mi300 = gpu::Arch::from("gfx942");
+  const auto d = launch_dims(KernelId::gemm_w4a16_nt, {8, 1, 1, 1, 0}, mi300, {3072, 5120, 8});
+  EXPECT_EQ(d.block.x, 512u);
+  EXPECT_EQ(d.grid.x, 3072u / 16 / 8);
+  EXPECT_EQ(launch_dims(KernelId::gemm_w4a16_nt, {8, 1, 1, 1, 0}, gpu::Arch::from("gfx1201"),
+                        {3072, 5120, 8}).block.x, 256u);
+  // No GEMM path: CDNA2 (gfx90a), RDNA2 (gfx1030).
+  for (const char* a : {"gfx90a", "gfx1030"})
+    for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt})
+      EXPECT_TRUE(config_space(id, gpu::Arch::from(a)).empty()) << a;
+}
+
+TEST(Family, EveryKernelIsListedWithItsVariants) {
+  const auto all = all_kernels();
+  ASSERT_GE(all.size(), 3u);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(all[i]), i);
+    EXPECT_EQ(parse_kernel(name(all[i])), all[i]);  // every listed kernel has its stable name
+  }
+  EXPECT_EQ(compile_variants(KernelId::gemm_w4a16_nt).size(), 2u);
+  EXPECT_TRUE(compile_variants(KernelId::gemm_w4a16_nt)[1].a_bf16);
+  EXPECT_EQ(compile_variants(KernelId::gemm_w4a8_nt).size(), 1u);
+}
+
 TEST(Family, NamesAndWorkspace) {
   EXPECT_EQ(name(KernelId::gemm_w4a16_nt), "gemm_w4a16_nt");
   EXPECT_EQ(parse_kernel("gemm_w4a8_nt"), KernelId::gemm_w4a8_nt);

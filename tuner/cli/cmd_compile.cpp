@@ -48,20 +48,26 @@ int run_compile(std::span<const std::string> args) {
   req.include_dirs.push_back(std::filesystem::absolute(file).parent_path().string());
   req.include_dirs.push_back(R4_SOURCE_ROOT);
 
-  auto backend = gpu::make_backend(arch.vendor);
+  // AMD: hipRTC when the installed ROCm knows the arch, else Debian's clang-19 (offline).
+  auto backend = gpu::make_backend(arch);
+  const std::string compiler = backend->compiler_version();  // ToolMissing: exit 3
   const auto res = backend->compile(req);
   if (!res.ok) {
     fmt::print(stderr, "r4tune compile: {} does not compile for {} ({}):\n{}\n", file, arch.name,
-               backend->compiler_version(), res.log);
+               compiler, res.log);
     return failure;
   }
   fmt::print("{}: compiled for {} with {} in {:.2f} s, {} bytes of code\n", file, arch.name,
-             backend->compiler_version(), res.seconds, res.binary.size());
-  fmt::print("{:<40} {:>9} {:>12} {:>11} {:>11} {:>12}\n", "kernel", "registers", "spill stores",
-             "spill loads", "stack B", "shared B");
+             compiler, res.seconds, res.binary.size());
+  const bool amd = arch.vendor == gpu::Vendor::amd;
+  fmt::print("{:<40} {:>9} {:>12} {:>11} {:>11} {:>12}{}\n", "kernel",
+             amd ? "VGPRs" : "registers", "spill stores", "spill loads",
+             amd ? "scratch B" : "stack B", amd ? "LDS B" : "shared B",
+             amd ? fmt::format(" {:>6} {:>6}", "SGPRs", "AGPRs") : "");
   for (const auto& [name, r] : res.resources)
-    fmt::print("{:<40} {:>9} {:>12} {:>11} {:>11} {:>12}\n", name, r.registers, r.spill_stores,
-               r.spill_loads, r.stack_bytes, r.shared_bytes);
+    fmt::print("{:<40} {:>9} {:>12} {:>11} {:>11} {:>12}{}\n", name, r.registers, r.spill_stores,
+               r.spill_loads, r.stack_bytes, r.shared_bytes,
+               amd ? fmt::format(" {:>6} {:>6}", r.sgprs, r.agprs < 0 ? 0 : r.agprs) : "");
   if (!vm.count("quiet") && !res.log.empty()) fmt::print("\ncompiler log:\n{}\n", res.log);
   return ok;
 }

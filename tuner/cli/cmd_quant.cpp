@@ -46,7 +46,7 @@ namespace {
 namespace q = r4::quant;
 
 constexpr const char* kUsage =
-    "r4tune quant int4 IN OUT [--group 128] [--clip-steps 20] [--layout gfx12|sm80|none] "
+    "r4tune quant int4 IN OUT [--group 128] [--clip-steps 20] [--layout gfx12|gfx942|sm80|none] "
     "[--tensors REGEX]\n"
     "       r4tune quant mxfp4 IN OUT [--exp mse|ocp|noclip] [--tensors REGEX]\n"
     "       r4tune quant gptq IN OUT\n"
@@ -194,7 +194,7 @@ int run_int4(std::span<const std::string> args) {
       "out", po::value(&out)->required(), "output .safetensors")(
       "group", po::value(&group)->default_value(128), "K per scale")(
       "clip-steps", po::value(&clip)->default_value(20), "clip candidates (1 = plain absmax)")(
-      "layout", po::value(&layout_name)->default_value("none"), "gfx12 | sm80 | none")(
+      "layout", po::value(&layout_name)->default_value("none"), "gfx12 | gfx942 | sm80 | none")(
       "tensors", po::value(&pattern), "only tensors whose name matches this regex");
   po::positional_options_description pos;
   pos.add("in", 1).add("out", 1);
@@ -205,7 +205,7 @@ int run_int4(std::span<const std::string> args) {
   if (layout_name != "none") {
     layout = q::parse_layout(layout_name);
     if (!layout)
-      throw UsageError("--layout must be gfx12, sm80 or none, not '" + layout_name + "'");
+      throw UsageError("--layout must be gfx12, gfx942, sm80 or none, not '" + layout_name + "'");
   }
   if (layout) {
     // Fail before any work when the layout's packer is not linked in (sm80 until the merge);

@@ -72,6 +72,9 @@ int main(int argc, char** argv) {
     } catch (const r4::cli::InputError& e) {
       fmt::print(stderr, "r4tune {}: {}\n", sub, e.what());
       return r4::cli::bad_input;
+    } catch (const r4::gpu::ToolMissing& e) {  // a compiler to install: bad input, as a file
+      fmt::print(stderr, "r4tune {}: {}\n", sub, e.what());
+      return r4::cli::bad_input;
     } catch (const r4::gpu::Error& e) {
       fmt::print(stderr, "r4tune {}: GPU error: {}\n", sub, e.what());
       return r4::cli::failure;

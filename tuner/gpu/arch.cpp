@@ -60,11 +60,29 @@ std::optional<Arch> Arch::parse(std::string_view t) {
   return std::nullopt;
 }
 
+namespace {
+// Targets people ask for that r4tune knows of but cannot serve, and why (the message a user sees).
+struct Refused {
+  std::string_view name, why;
+};
+constexpr Refused kRefused[] = {
+    {"gfx950", "gfx950 (MI350/MI355X) is not supported: Debian's clang-19 does not know the target "
+               "and the kernel family has no MFMA path for it"},
+    {"gfx940", "gfx940 is not supported: MI300 parts are compiled as gfx942"},
+    {"gfx941", "gfx941 is not supported: MI300 parts are compiled as gfx942"},
+    {"gfx908", "gfx908 (MI100) is not supported: no kernel path for CDNA1"},
+};
+}  // namespace
+
 Arch Arch::from(std::string_view text) {
   auto a = parse(text);
   if (!a || !is_supported(*a)) {
+    for (const auto& r : kRefused)
+      if (r.name == text)
+        throw std::invalid_argument(std::string(r.why) + "; known targets: " +
+                                    supported_arch_list());
     throw std::invalid_argument("unknown or unsupported arch '" + std::string(text) +
-                                "'; supported: " + supported_arch_list());
+                                "'; known targets: " + supported_arch_list());
   }
   return *a;
 }
@@ -105,6 +123,13 @@ bool has_wmma_gfx11(const Arch& a) {
 }
 bool has_wmma_gfx12(const Arch& a) {
   return a.vendor == Vendor::amd && a.major == 12;
+}
+bool has_mfma_gfx942(const Arch& a) {
+  return a.vendor == Vendor::amd && a.name == "gfx942";
+}
+int lds_bytes_per_workgroup(const Arch& a) {
+  if (a.vendor != Vendor::amd) return 0;
+  return 64 * 1024;  // gfx9 CDNA (gfx90a, gfx942), gfx10-gfx12 RDNA: 64 KiB per workgroup
 }
 
 }  // namespace r4::gpu

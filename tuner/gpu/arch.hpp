@@ -42,5 +42,9 @@ struct Arch {
 // AMD WMMA, RDNA3 (gfx11) and RDNA4 (gfx12) encodings.
 [[nodiscard]] bool has_wmma_gfx11(const Arch& a);
 [[nodiscard]] bool has_wmma_gfx12(const Arch& a);
+// AMD CDNA3 (MI300X/MI325X) MFMA, wave64: v_mfma_f32_16x16x16_f16/bf16, v_mfma_i32_16x16x32_i8.
+[[nodiscard]] bool has_mfma_gfx942(const Arch& a);
+// LDS one AMD workgroup may allocate (0 for NVIDIA, which asks the device).
+[[nodiscard]] int lds_bytes_per_workgroup(const Arch& a);
 
 }  // namespace r4::gpu

@@ -105,6 +105,15 @@ class Backend {
 [[nodiscard]] std::unique_ptr<Backend> make_hip_backend();
 // The backend that compiles for `vendor`; throws Error if it was not built.
 [[nodiscard]] std::unique_ptr<Backend> make_backend(Vendor vendor);
+// The backend that compiles for `arch`: NVRTC for NVIDIA; for AMD, hipRTC when an installed ROCm
+// knows the target (hiprtc_supports), else the offline clang-19 compiler (clang_hip.hpp), whose
+// device operations still go to the HIP runtime when there is one. R4TUNE_AMD_COMPILER=clang or
+// =hiprtc forces the choice. The chosen compiler names itself in compiler_version().
+[[nodiscard]] std::unique_ptr<Backend> make_backend(const Arch& arch);
+// Whether the installed hipRTC compiles for `arch`: one probe compile per arch and process
+// (forked, so a comgr that aborts on an unknown target cannot take r4tune down). False when the
+// HIP backend was not built or hipRTC is absent.
+[[nodiscard]] bool hiprtc_supports(const Arch& arch);
 
 // RAII owner of one device allocation.
 class DeviceBuffer {

@@ -10,13 +10,18 @@
 #include <hip/hip_runtime_api.h>
 #include <hip/hiprtc.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
 
 #include <fmt/core.h>
 
+#include "tuner/gpu/amd_device.hpp"
 #include "tuner/gpu/backend.hpp"
 #include "tuner/gpu/compile_isolated.hpp"
 #include "tuner/gpu/dynlib.hpp"
@@ -171,6 +176,12 @@ HiprtcApi& hiprtc() {
   return api;
 }
 
+// Serialises the forks around hipRTC (see HipBackend::compile).
+std::mutex& fork_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
 #define R4_HIP(expr, what) hip().check((expr), (what))
 
 class HipEvent final : public Event {
@@ -298,14 +309,13 @@ DeviceInfo query_device(int index) {
   info.index = index;
   info.vendor = Vendor::amd;
   info.name = p.name;
-  // gcnArchName is e.g. "gfx1201:sramecc-:xnack-": the target is the part before the first ':'.
-  std::string gcn = p.gcnArchName;
-  info.arch = Arch::parse(gcn.substr(0, gcn.find(':'))).value_or(Arch{});
-  info.multiprocessors = p.multiProcessorCount;
+  // gcnArchName is e.g. "gfx942:sramecc+:xnack-": the target is the part before the first ':'.
+  info.arch = amd_arch_from_gcn_name(p.gcnArchName).value_or(Arch{});
+  info.multiprocessors = p.multiProcessorCount;  // compute units (MI300X: 304)
   info.l2_bytes = p.l2CacheSize;
-  // The Infinity Cache (MALL) is not reported by HIP 5.x; RDNA4's 64 MB must come from the spec
-  // (the sweep's pool rule takes a --llc-bytes override for exactly this reason).
-  info.llc_bytes = info.l2_bytes;
+  // HIP does not report the Infinity Cache (MALL); amd_device.cpp knows it per part (MI300X 256
+  // MiB, RX 9070 XT 64 MiB). A spec's pool.llc_bytes still overrides it.
+  info.llc_bytes = amd_llc_bytes(info.arch, p.memoryBusWidth, info.l2_bytes);
   info.memory_bytes = static_cast<std::int64_t>(p.totalGlobalMem);
   info.sm_clock_khz = p.clockRate;
   info.memory_clock_khz = p.memoryClockRate;
@@ -384,8 +394,7 @@ class HipBackend final : public Backend {
   // Compiles are serialised around fork() so no other thread is inside hipRTC when it happens.
   [[nodiscard]] CompileResult compile(const CompileRequest& req) override {
     hiprtc().require();
-    static std::mutex fork_mutex;
-    std::lock_guard lock(fork_mutex);
+    std::lock_guard lock(fork_mutex());
     auto res = compile_isolated(req, [this](const CompileRequest& r) { return compile_here(r); });
     if (res.ok) {
       res.resources = parse_amdgpu_remarks(res.log);
@@ -462,6 +471,32 @@ class HipBackend final : public Backend {
 
 std::unique_ptr<Backend> make_hip_backend() {
   return std::make_unique<HipBackend>();
+}
+
+bool hiprtc_supports(const Arch& arch) {
+  if (arch.vendor != Vendor::amd || !hiprtc().lib.loaded()) return false;
+  // One probe per arch and process: a trivial kernel. Debian's ROCm 5.2 passes gfx90a and
+  // gfx1030, rejects gfx1100 ("invalid target ID") and aborts in comgr on gfx12 (the fork
+  // contains that), 2026-11-30.
+  static std::mutex mu;
+  static std::map<std::string, bool> known;  // a cache of the library's answers, like its handle
+  std::lock_guard lock(mu);
+  if (auto it = known.find(arch.name); it != known.end()) return it->second;
+  CompileRequest probe;
+  probe.source = "extern \"C\" __global__ void r4_probe(int* p) { p[threadIdx.x] = 1; }";
+  probe.source_name = "r4_probe.hip";
+  probe.arch = arch;
+  HipBackend be;
+  std::lock_guard fork_lock(fork_mutex());
+  // The child's stderr goes to /dev/null: an aborting comgr prints "munmap_chunk(): invalid
+  // pointer" there, which is the expected answer to this question, not news for the user.
+  const bool ok = compile_isolated(probe, [&be](const CompileRequest& r) {
+                    const int null_fd = ::open("/dev/null", O_WRONLY);
+                    if (null_fd >= 0) ::dup2(null_fd, 2);
+                    return be.compile_here(r);
+                  }).ok;
+  known.emplace(arch.name, ok);
+  return ok;
 }
 
 }  // namespace r4::gpu

@@ -44,6 +44,8 @@ std::map<std::string, Resources> parse_ptxas_report(std::string_view log) {
 std::map<std::string, Resources> parse_amdgpu_remarks(std::string_view log) {
   static const std::regex name(R"(Function Name: (\S+))");
   static const std::regex vgpr(R"(\bVGPRs: (\d+))");
+  static const std::regex sgpr(R"(\bSGPRs: (\d+))");
+  static const std::regex agpr(R"(\bAGPRs: (\d+))");
   static const std::regex vspill(R"(VGPRs Spill: (\d+))");
   static const std::regex sspill(R"(SGPRs Spill: (\d+))");
   static const std::regex scratch(R"(ScratchSize \[bytes/lane\]: (\d+))");
@@ -68,6 +70,10 @@ std::map<std::string, Resources> parse_amdgpu_remarks(std::string_view log) {
       r.spill_loads += 4 * to_int(m[1]);
     } else if (std::regex_search(line, m, vgpr)) {
       r.registers = to_int(m[1]);
+    } else if (std::regex_search(line, m, sgpr)) {
+      r.sgprs = to_int(m[1]);
+    } else if (std::regex_search(line, m, agpr)) {
+      r.agprs = to_int(m[1]);
     } else if (std::regex_search(line, m, scratch)) {
       r.stack_bytes = to_int(m[1]);
     } else if (std::regex_search(line, m, lds)) {
@@ -124,6 +130,8 @@ bool msgpack_str(std::span<const std::byte> b, size_t p, std::string& s, size_t&
 std::map<std::string, Resources> parse_amdgpu_metadata(std::span<const std::byte> elf) {
   static const std::string keys[] = {".name",
                                      ".vgpr_count",
+                                     ".sgpr_count",
+                                     ".agpr_count",
                                      ".vgpr_spill_count",
                                      ".sgpr_spill_count",
                                      ".private_segment_fixed_size",
@@ -135,6 +143,8 @@ std::map<std::string, Resources> parse_amdgpu_metadata(std::span<const std::byte
     if (cur_name.empty()) return;
     Resources r;
     r.registers = static_cast<int>(cur[".vgpr_count"]);
+    if (cur.count(".sgpr_count")) r.sgprs = static_cast<int>(cur[".sgpr_count"]);
+    if (cur.count(".agpr_count")) r.agprs = static_cast<int>(cur[".agpr_count"]);
     const int spill = static_cast<int>(4 * (cur[".vgpr_spill_count"] + cur[".sgpr_spill_count"]));
     r.spill_stores = spill;
     r.spill_loads = spill;

@@ -21,6 +21,13 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A compiler or tool that a compile needs is not installed (clang++-19 for offline AMD compiles);
+// the message says how to install it. The CLI exits 3 on it (README, exit codes).
+class ToolMissing : public Error {
+ public:
+  using Error::Error;
+};
+
 // Device addresses travel as integers so that the interface never needs a vendor pointer type.
 using DevicePtr = std::uint64_t;
 
@@ -46,6 +53,8 @@ struct DeviceInfo {
 // Resource usage of one compiled kernel, as the compiler or the loader reports it.
 struct Resources {
   int registers = -1;    // per thread (VGPRs on AMD)
+  int sgprs = -1;        // AMD: scalar registers per wave (-1: not reported, NVIDIA)
+  int agprs = -1;        // AMD CDNA: accumulation registers per lane (-1: not reported)
   int spill_stores = 0;  // bytes
   int spill_loads = 0;   // bytes
   int stack_bytes = 0;   // local memory / private segment per thread

@@ -10,6 +10,7 @@
 
 #include "kernels/host_half.hpp"
 #include "kernels/random_weights.hpp"
+#include "kernels/weight_layout.hpp"
 #include "kernels/tolerance.hpp"
 #include "tuner/measure/graph_timer.hpp"
 #include "tuner/measure/pool.hpp"
@@ -78,12 +79,13 @@ struct StepChain::Impl {
     // Scales about 1 / (4.6 sqrt(K)) (codes -8..7 have a standard deviation of ~4.6): each GEMM
     // then keeps the activations' magnitude, so a pool replayed many times as one chain neither
     // overflows nor underflows bf16 (the verifier's scales, 0.005..0.03, grow it ~6x per link).
-    const auto layout = kernels::packed_layout(ctx.info().arch);
+    const auto layout = kernels::weight_layout(ctx.info().arch);
+    if (!layout) throw std::invalid_argument("no packed-weight layout for " + ctx.info().arch.name);
     weights.resize(links());
     for (std::size_t l = 0; l < links(); ++l) {
       const auto [n, k] = shapes[l];
       const float s = 1.0f / (4.6f * std::sqrt(static_cast<float>(k)));
-      const auto p = kernels::random_packed_weights(layout, n, k, seed + static_cast<unsigned>(l),
+      const auto p = kernels::random_packed_weights(*layout, n, k, seed + static_cast<unsigned>(l),
                                                     0.5f * s, 1.5f * s);
       const auto qb = p.wq.size() * 4, sb = p.wsz.size() * 4;
       for (int c = 0; c < copies; ++c) {

@@ -28,6 +28,8 @@ std::optional<gpu::CompileResult> cached_compile(db::Store& store, const std::st
   return r;
 }
 
+}  // namespace
+
 // The `compiles` row of a fresh compile.
 db::CompileRow compile_row(const Unit& u, const CompileOutcome& o, const gpu::Arch& arch,
                            const std::string& compiler) {
@@ -56,8 +58,6 @@ db::CompileRow compile_row(const Unit& u, const CompileOutcome& o, const gpu::Ar
   }
   return row;
 }
-
-}  // namespace
 
 void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend) {
   const auto tc = SweepClock::now();

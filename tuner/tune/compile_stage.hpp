@@ -5,7 +5,10 @@
 // written under the context's binary_dir for the worker.
 #pragma once
 
+#include <string>
+
 #include "tuner/gpu/backend.hpp"
+#include "tuner/tune/compile_pool.hpp"
 #include "tuner/tune/plan.hpp"
 #include "tuner/tune/sweep_context.hpp"
 
@@ -13,5 +16,9 @@ namespace r4::tune {
 
 // Times itself into ctx.sec.compile.
 void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend);
+
+// The `compiles` row of a fresh compile of `u` (status ok, spills or compile_error).
+[[nodiscard]] db::CompileRow compile_row(const Unit& u, const CompileOutcome& o,
+                                         const gpu::Arch& arch, const std::string& compiler);
 
 }  // namespace r4::tune

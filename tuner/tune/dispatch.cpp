@@ -1,6 +1,7 @@
 #include "tuner/tune/dispatch.hpp"
 
 #include <cstdint>
+#include <map>
 
 #include <fmt/core.h>
 
@@ -13,10 +14,10 @@ using nlohmann::json;
 
 namespace {
 
-// The streaming-read ceiling the worker measured when it opened the device, as the run's
-// baseline row. A resumed run keeps the ceiling it measured first, so its percentages stay
+// The streaming-read ceiling the first GPU's worker measured when it opened the device, as the
+// run's baseline row. A resumed run keeps the ceiling it measured first, so its percentages stay
 // comparable.
-void record_ceiling(SweepContext& ctx, const json& r) {
+void record_ceiling(SweepContext& ctx, const json& r, std::optional<db::Id> gpu) {
   ctx.ceiling_gbps = r.value("ceiling_gbps", 0.0);
   bool have_ceiling = false;
   for (const auto& b : ctx.store.baselines(ctx.run)) {
@@ -26,6 +27,7 @@ void record_ceiling(SweepContext& ctx, const json& r) {
   }
   db::BaselineRow c;
   c.run_id = ctx.run;
+  c.gpu_id = gpu;
   c.kind = db::BaselineKind::streaming_ceiling;
   c.gbps = ctx.ceiling_gbps;
   c.median_us =
@@ -52,35 +54,82 @@ void set_up_shape(SweepContext& ctx, SweepWorker& worker, const ShapeSpec& sh) {
   ctx.sec.shapes += since(t0);
 }
 
-SingleGpuDispatcher::SingleGpuDispatcher(SweepContext& ctx)
-    : ctx_(ctx), worker_(ctx.opt.worker_argv, ctx.opt.device) {}
-
-OpenedDevices SingleGpuDispatcher::open() {
-  const auto r = worker_.open_measuring_ceiling();
-  if (r.status != worker::JobStatus::ok || !r.reply.value("ok", false))
-    return {std::nullopt, r.status == worker::JobStatus::ok
-                              ? r.reply.value("error", std::string("?"))
-                              : r.detail};
-  open_reply_ = r.reply;
-  return {gpu::device_from_json(r.reply.at("device")), {}};
+void record_gpus(SweepContext& group, db::Id device_id, std::vector<GpuSlot>& gpus, std::size_t g) {
+  bool first = true;
+  for (auto& slot : gpus) {
+    if (slot.group != g) continue;
+    db::GpuRow row;
+    row.device_id = device_id;
+    row.host = slot.host;
+    row.ordinal = slot.info.index;
+    row.pci_bus_id = slot.info.pci_bus_id;
+    slot.gpu_id = group.store.upsert_gpu(row);
+    if (first) record_ceiling(group, slot.open_reply, slot.gpu_id);
+    first = false;
+    db::RunGpuRow rg;
+    rg.run_id = group.run;
+    rg.gpu_id = *slot.gpu_id;
+    rg.rank = slot.rank;
+    const double c = slot.open_reply.value("ceiling_gbps", 0.0);
+    if (c > 0) rg.ceiling_gbps = c;
+    group.store.record_run_gpu(rg);
+  }
+  std::map<db::Id, double> kept;
+  for (const auto& rg : group.store.run_gpus(group.run))
+    if (rg.ceiling_gbps) kept[rg.gpu_id] = *rg.ceiling_gbps;
+  first = true;
+  for (auto& slot : gpus) {
+    if (slot.group != g) continue;
+    // The run's own ceiling for its first GPU (what the single-GPU path always used).
+    slot.ceiling_gbps = first ? group.ceiling_gbps : kept[*slot.gpu_id];
+    first = false;
+  }
 }
 
-void SingleGpuDispatcher::run(const DispatchWork& work) {
-  record_ceiling(ctx_, open_reply_);
-  const auto ms = measured_ms(ctx_.spec);
-  Progress prog(ctx_.opt.progress, "measure", ctx_.spec.shapes.size() * ms.size());
-  for (const auto& sh : ctx_.spec.shapes) {
+SingleGpuDispatcher::SingleGpuDispatcher(SweepContext& ctx, std::string host)
+    : ctx_(ctx), worker_(ctx.opt.worker_argv, ctx.opt.device), host_(std::move(host)) {}
+
+OpenedDevices SingleGpuDispatcher::open() {
+  OpenedDevices out;
+  const auto r = worker_.open_measuring_ceiling();
+  if (r.status != worker::JobStatus::ok || !r.reply.value("ok", false)) {
+    out.exit_code = 4;
+    out.error = fmt::format("no GPU to time on ({})", r.status == worker::JobStatus::ok
+                                                          ? r.reply.value("error", std::string("?"))
+                                                          : r.detail);
+    return out;
+  }
+  GpuSlot slot;
+  slot.host = host_;
+  slot.info = gpu::device_from_json(r.reply.at("device"));
+  slot.info.index = ctx_.opt.device;
+  slot.open_reply = r.reply;
+  out.gpus.push_back(slot);
+  out.groups.push_back(slot.info);
+  out.device = slot.info;
+  return out;
+}
+
+void SingleGpuDispatcher::run(const std::vector<SweepContext*>& groups,
+                              const std::vector<GpuSlot>& /*gpus: the context has its GPU*/,
+                              const DispatchWork& work) {
+  SweepContext& ctx = *groups.at(0);
+  const auto ms = measured_ms(ctx.spec);
+  Progress prog(ctx.opt.progress, "measure", ctx.spec.shapes.size() * ms.size());
+  for (const auto& sh : ctx.spec.shapes) {
     const auto t0 = SweepClock::now();
-    const std::size_t before = ctx_.raced.size();
-    work.on_shape(worker_, sh);
-    for (int m : ms) work.race(worker_, sh, m);
-    const auto& t = ctx_.tally;
-    prog.advance(ctx_.raced.size() - before,
+    const std::size_t before = ctx.raced.size();
+    set_up_shape(ctx, worker_, sh);
+    if (work.on_shape) work.on_shape(ctx, worker_, sh);
+    for (int m : ms) work.race(ctx, worker_, sh, m);
+    const auto& t = ctx.tally;
+    prog.advance(ctx.raced.size() - before,
                  fmt::format("{} ({}x{}) {:.1f} s; {} verified ({} failed), {} timed, {} raced out",
                              sh.name.empty() ? "shape" : sh.name, sh.n, sh.k, since(t0), t.verified,
                              t.verify_failed, t.timed, t.raced_out));
   }
   prog.finish();
+  if (work.after_races) work.after_races(ctx, worker_);
 }
 
 }  // namespace r4::tune

@@ -44,34 +44,42 @@ std::pair<unsigned, unsigned> grid_of(const std::string& detail) {
 
 }  // namespace
 
+void load_floors(SweepContext& ctx) {
+  for (const auto& f : ctx.store.floors(ctx.run)) {
+    if (f.kind == db::FloorKind::launch) ctx.launch_floor_done = true;
+    if (f.kind == db::FloorKind::read && f.bytes == kernels::read_floor_bytes(f.n, f.k))
+      ctx.floor_grids[{f.n, f.k}] = grid_of(f.detail);
+  }
+}
+
 void measure_floors(SweepContext& ctx, SweepWorker& worker, const ShapeSpec& sh) {
   const auto t0 = SweepClock::now();
   const auto bytes = kernels::read_floor_bytes(sh.n, sh.k);
-  bool have_launch = false, have_read = false;
-  for (const auto& f : ctx.store.floors(ctx.run)) {
-    if (f.kind == db::FloorKind::launch) have_launch = true;
-    if (f.kind == db::FloorKind::read && f.n == sh.n && f.k == sh.k && f.bytes == bytes) {
-      have_read = true;
-      ctx.floor_grids[{sh.n, sh.k}] = grid_of(f.detail);
-    }
-  }
+  const bool have_launch = ctx.launch_floor_done;
+  const bool have_read = ctx.floor_grids.count({sh.n, sh.k}) > 0;
   if (have_read && have_launch) return;
   const json rep = worker.call({{"op", "floors"}, {"launch", !have_launch}}, 300000);
   if (!rep.value("ok", false))
     throw std::runtime_error(fmt::format("measuring the floors of N={} K={} failed: {}", sh.n,
                                          sh.k, rep.value("error", std::string("?"))));
-  if (!have_launch && rep.contains("launch"))
-    ctx.store.insert_floor(floor_row(ctx, db::FloorKind::launch, 0, 0, 0,
-                                     rep["launch"].at("samples").get<std::vector<double>>(),
-                                     rep["launch"].value("detail", std::string())));
+  RowBatch batch;
+  if (!have_launch && rep.contains("launch")) {
+    const auto samples = rep["launch"].at("samples").get<std::vector<double>>();
+    batch.floors.push_back({floor_row(ctx, db::FloorKind::launch, 0, 0, 0, samples,
+                                      rep["launch"].value("detail", std::string())),
+                            {}});
+    ctx.launch_floor_done = true;
+  }
   if (!have_read) {
     const auto& r = rep.at("read");
-    ctx.store.insert_floor(floor_row(ctx, db::FloorKind::read, sh.n, sh.k, bytes,
-                                     r.at("samples").get<std::vector<double>>(),
-                                     r.value("detail", std::string())));
+    const auto samples = r.at("samples").get<std::vector<double>>();
+    batch.floors.push_back({floor_row(ctx, db::FloorKind::read, sh.n, sh.k, bytes, samples,
+                                      r.value("detail", std::string())),
+                            {}});
     ctx.floor_grids[{sh.n, sh.k}] = {r.at("grid").at(0).get<unsigned>(),
                                      r.at("grid").at(1).get<unsigned>()};
   }
+  ctx.write(std::move(batch));
   ctx.sec.floors += since(t0);
 }
 

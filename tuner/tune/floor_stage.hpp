@@ -11,7 +11,13 @@
 
 namespace r4::tune {
 
-// Times itself into ctx.sec.floors.
+// Times itself into ctx.sec.floors. What is stored already is what ctx says (load_floors; a
+// worker's context has it from its group's), not a query: a worker's thread must not read the
+// database, and an MPI rank has none. The rows go through ctx.write (with the worker's GPU).
 void measure_floors(SweepContext& ctx, SweepWorker& worker, const ShapeSpec& sh);
+
+// In the process that holds the database, with no worker writing: the run's stored floors into
+// ctx (floor_grids, launch_floor_done), for a --resume and before the step chains.
+void load_floors(SweepContext& ctx);
 
 }  // namespace r4::tune

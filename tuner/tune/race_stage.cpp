@@ -12,7 +12,6 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "db/sqlite.hpp"
 #include "kernels/family.hpp"
 #include "tuner/tune/race.hpp"
 #include "tuner/tune/verify_stage.hpp"
@@ -137,7 +136,9 @@ void drop_failed_entry(SweepContext& ctx, const ShapeSpec& sh, int m,
   mr.config = to_db(bad->config);
   mr.status = db::MeasurementStatus::failed;
   mr.detail = "failed while timing: " + f.detail;
-  ctx.store.insert_measurement(mr);
+  RowBatch b;
+  b.measurements.push_back({mr, {}});
+  ctx.write(std::move(b));
   ++ctx.tally.failed;
   cands.erase(cands.begin() + static_cast<std::ptrdiff_t>(e));
 }
@@ -180,11 +181,10 @@ std::optional<RaceResult> race_with_retry(SweepContext& ctx, SweepWorker& worker
 }
 
 // The candidates' measurements with their samples: finalists' re-measured ones, the others'
-// screening ones. Returns their measurement ids.
-std::vector<db::Id> store_candidates(SweepContext& ctx, const ShapeSpec& sh, int m,
-                                     const std::vector<Unit*>& cands, RaceResult& r) {
+// screening ones; measurement i of the batch is candidate i.
+void store_candidates(SweepContext& ctx, const ShapeSpec& sh, int m,
+                      const std::vector<Unit*>& cands, RaceResult& r, RowBatch& batch) {
   const auto wbytes = static_cast<double>(kernels::weight_bytes(sh.n, sh.k));
-  std::vector<db::Id> mids(cands.size());
   for (std::size_t i = 0; i < cands.size(); ++i) {
     const auto& e = r.outcome.entries[i];
     db::MeasurementRow mr;
@@ -216,16 +216,15 @@ std::vector<db::Id> store_candidates(SweepContext& ctx, const ShapeSpec& sh, int
                           pool, e.summary.median, e.samples.size(), slice, status_word)
                     : fmt::format("{}; screened on {}-launch slices of a {}-copy pool", status_word,
                                   slice, pool);
-    mids[i] = ctx.store.insert_measurement(mr, finalist ? e.remeasured : e.samples);
+    batch.measurements.push_back({mr, finalist ? e.remeasured : e.samples});
     mr.status == db::MeasurementStatus::raced_out ? ++ctx.tally.raced_out : ++ctx.tally.timed;
   }
-  return mids;
 }
 
 // The baselines with every sample. Returns their re-measured medians by kind: speedups use
 // those, taken interleaved with the finalists.
 std::map<std::string, double> store_baselines(SweepContext& ctx, const ShapeSpec& sh, int m,
-                                              std::size_t n_cands, RaceResult& r) {
+                                              std::size_t n_cands, RaceResult& r, RowBatch& batch) {
   std::map<std::string, double> base_median;
   for (std::size_t b = 0; b < r.setup.live_baselines.size(); ++b) {
     const auto& e = r.outcome.entries[n_cands + b];
@@ -243,7 +242,7 @@ std::map<std::string, double> store_baselines(SweepContext& ctx, const ShapeSpec
     br.ci_low_us = s.ci_low;
     br.ci_high_us = s.ci_high;
     br.algo = r.setup.prep["notes"][r.setup.map[n_cands + b]].get<std::string>();
-    ctx.store.insert_baseline(br, all);
+    batch.baselines.push_back({br, std::move(all)});
     base_median[r.setup.live_baselines[b]] = e.final_summary.median;
   }
   return base_median;
@@ -252,8 +251,8 @@ std::map<std::string, double> store_baselines(SweepContext& ctx, const ShapeSpec
 // Each kernel's winner, at a band's top M only (other M are measured and reported, never
 // chosen).
 void store_winners(SweepContext& ctx, const ShapeSpec& sh, int m, const std::vector<Unit*>& cands,
-                   const RaceOutcome& out, const std::vector<db::Id>& mids,
-                   std::map<std::string, double>& base_median) {
+                   const RaceOutcome& out, std::map<std::string, double>& base_median,
+                   RowBatch& batch) {
   const auto& limits = ctx.spec.band_limits;
   const bool band_top = std::find(limits.begin(), limits.end(), m) != limits.end();
   for (std::size_t g = 0; band_top && g < out.winners.size(); ++g) {
@@ -262,7 +261,6 @@ void store_winners(SweepContext& ctx, const ShapeSpec& sh, int m, const std::vec
     const auto& we = out.entries[wi];
     db::WinnerRow w;
     w.run_id = ctx.run;
-    w.measurement_id = mids[wi];
     w.kernel = std::string(kernels::name(cands[wi]->id));
     w.dtype = dtype_of(cands[wi]->id);
     w.n = sh.n;
@@ -274,19 +272,19 @@ void store_winners(SweepContext& ctx, const ShapeSpec& sh, int m, const std::vec
     if (base_median.count("bf16")) w.speedup_vs_bf16 = base_median["bf16"] / w.median_us;
     if (base_median.count("fp8_block")) w.speedup_vs_fp8 = base_median["fp8_block"] / w.median_us;
     w.remeasured = true;
-    ctx.store.insert_winner(w);
+    batch.winners.emplace_back(w, wi);  // candidate wi is the batch's measurement wi
   }
 }
 
-// The race in one transaction: a kill loses at most this race.
+// The race as one batch, written in one transaction: a kill loses at most this race.
 void store_race(SweepContext& ctx, const ShapeSpec& sh, int m, const std::vector<Unit*>& cands,
                 RaceResult& r) {
   const auto tw = SweepClock::now();
-  db::Transaction tx(ctx.store.connection());
-  const auto mids = store_candidates(ctx, sh, m, cands, r);
-  auto base_median = store_baselines(ctx, sh, m, cands.size(), r);
-  store_winners(ctx, sh, m, cands, r.outcome, mids, base_median);
-  tx.commit();
+  RowBatch batch;
+  store_candidates(ctx, sh, m, cands, r, batch);
+  auto base_median = store_baselines(ctx, sh, m, cands.size(), r, batch);
+  store_winners(ctx, sh, m, cands, r.outcome, base_median, batch);
+  ctx.write(std::move(batch));
   ctx.sec.store += since(tw);
 }
 

@@ -2,7 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -58,6 +62,17 @@ int resume_run(SweepContext& ctx, const std::optional<db::Id>& device_id) {
                ctx.spec.name, ctx.opt.db_path);
     return 3;
   }
+  // A run started with another rank count: its unfinished races are split over this launch's
+  // ranks (the split is recomputed from what is left), so that is honoured; say so.
+  if (const int before = ctx.store.run(ctx.run).ranks; before != ctx.ranks) {
+    if (ctx.opt.progress != ProgressMode::quiet)
+      fmt::print(
+          stderr,
+          "resuming run {} (started with {} rank{}) with {} rank{}: its unfinished races are "
+          "split over these\n",
+          ctx.run, before, before == 1 ? "" : "s", ctx.ranks, ctx.ranks == 1 ? "" : "s");
+    ctx.store.set_run_ranks(ctx.run, ctx.ranks);
+  }
   for (const auto& c : ctx.store.checks(ctx.run))
     ctx.checked[{c.compile_id, c.n, c.k, c.m}] = c.status == db::CheckStatus::pass;
   for (const auto& m : ctx.store.measurements(ctx.run))
@@ -73,6 +88,7 @@ void begin_run(SweepContext& ctx, const std::optional<db::Id>& device_id) {
   r.r4tune_version = kVersion;
   r.host = hostname();
   r.device_id = device_id;
+  r.ranks = ctx.ranks;
   r.notes = ctx.opt.compile_only ? "compile-only: planned, compiled and pruned; nothing timed" : "";
   ctx.run = ctx.store.begin_run(r);
   for (const auto& sh : ctx.spec.shapes)
@@ -80,6 +96,31 @@ void begin_run(SweepContext& ctx, const std::optional<db::Id>& device_id) {
 }
 
 }  // namespace
+
+std::string unresumable_runs(const SweepContext& ctx, const std::vector<db::Id>& present) {
+  std::string out;
+  std::map<std::optional<db::Id>, db::RunRow> newest;  // per device, as resume_run picks
+  for (const auto& r : ctx.store.list_runs())
+    if (r.spec_name == ctx.spec.name && r.spec_text == ctx.spec.text &&
+        (r.status == db::RunStatus::running || r.status == db::RunStatus::partial) && r.device_id)
+      newest[r.device_id] = r;
+  for (const auto& [device, r] : newest) {
+    if (r.ranks == ctx.ranks) continue;
+    if (std::find(present.begin(), present.end(), *device) != present.end()) continue;
+    const auto d = ctx.store.device(*device);
+    out += fmt::format(
+        "\n  run {} ({}) was started with {} MPI rank{} on {}; this launch has {} rank{} and no "
+        "such GPU, so its unfinished races cannot be resumed here",
+        r.id, r.uuid.substr(0, 8), r.ranks, r.ranks == 1 ? "" : "s",
+        d ? d->name + " (" + d->arch + ")" : "an unknown device", ctx.ranks,
+        ctx.ranks == 1 ? "" : "s");
+  }
+  return out;
+}
+
+db::Id record_device(SweepContext& ctx, const gpu::DeviceInfo& device, gpu::Backend& backend) {
+  return upsert_device(ctx, device, backend);
+}
 
 int begin_or_resume_run(SweepContext& ctx, const std::optional<gpu::DeviceInfo>& device,
                         gpu::Backend& backend) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "tuner/gpu/backend.hpp"
 #include "tuner/tune/sweep_context.hpp"
@@ -15,5 +17,15 @@ namespace r4::tune {
 [[nodiscard]] int begin_or_resume_run(SweepContext& ctx,
                                       const std::optional<gpu::DeviceInfo>& device,
                                       gpu::Backend& backend);
+
+// The device row of `device` (the same identity is the same row), for the `gpus` rows.
+[[nodiscard]] db::Id record_device(SweepContext& ctx, const gpu::DeviceInfo& device,
+                                   gpu::Backend& backend);
+
+// For --resume: every unfinished run of this spec (the newest per device) started with another
+// rank count whose device is not among `present` (this launch's devices rows): its races cannot
+// be resumed by this launch. One line each, or empty.
+[[nodiscard]] std::string unresumable_runs(const SweepContext& ctx,
+                                           const std::vector<db::Id>& present);
 
 }  // namespace r4::tune

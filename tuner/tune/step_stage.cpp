@@ -188,7 +188,11 @@ void run_steps(SweepContext& ctx, SweepWorker& worker, const Plan& plan, gpu::Ba
         line += fmt::format(" {} FAILED", pname);
       }
       r.detail = db::step_detail_json(d);
-      ctx.store.insert_step(r, r.status == db::StepStatus::ok ? samples : std::vector<double>{});
+      // Through the context: the worker's GPU is stamped on the row.
+      RowBatch batch;
+      batch.steps.push_back(
+          {r, r.status == db::StepStatus::ok ? samples : std::vector<double>{}});
+      ctx.write(std::move(batch));
     }
     if (ctx.opt.progress != ProgressMode::quiet) fmt::print(stderr, "{}\n", line);
   }

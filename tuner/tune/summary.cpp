@@ -41,6 +41,7 @@ void print_summary(const SweepContext& ctx) {
   const auto counts = ctx.store.counts(ctx.run);
   if (ctx.opt.json) {
     json out = {{"run", ctx.run},
+                {"workers", ctx.workers},
                 {"ceiling_gbps", ctx.ceiling_gbps},
                 {"counts",
                  {{"compiles", counts.compiles},
@@ -122,6 +123,11 @@ void print_summary(const SweepContext& ctx) {
       "race setup: workspace {:.1f} s, baselines {:.1f} s, candidates {:.1f} s, warm-up "
       "{:.1f} s\n",
       sec.setup_workspace, sec.setup_baselines, sec.setup_candidates, sec.setup_warmup);
+  if (ctx.workers > 1)
+    fmt::print(
+        "(shapes, verify, race setup, sampling and store are summed over the {} GPUs' workers, "
+        "which ran at once; the dispatch lines give each one's busy and idle time)\n",
+        ctx.workers);
   // Configs as kernels::to_string writes them: "(WV, SK, MB, NPW, NT)" for mma_sync,
   // "sm90a(WV, SK, MB, NPW, NT, ST)" for the sm90a generation.
   fmt::print("{:<14} {:<18} {:>5} {:<30} {:>9} {:>8} {:>8} {:>8}\n", "kernel", "shape", "band",

@@ -33,8 +33,16 @@ struct SweepOptions {
   ProgressMode progress = ProgressMode::plain;
   bool json = false;  // the closing summary as JSON on stdout
   int device = 0;
-  std::string arch;  // compile-only target; default: the device's, else the spec's
-  int threads = 0;   // compile threads; 0 = all cores
+  // Several GPUs (tuner/tune/host_dispatch.hpp): "all" or "0,2,3"; empty: one GPU, `device`.
+  // Under MPI, empty means "all" (each rank takes its share of its host's GPUs).
+  std::string devices;
+  bool allow_mixed = false;  // time each GPU model as its own run instead of refusing
+  std::string dispatch_log;  // the dispatcher's JSON-lines log (dispatch_log.hpp); empty: none
+  // MPI: a rank not heard from for this long is reported failed (its races left for --resume).
+  int rank_timeout_s = 120;
+  std::string host_name;  // this host's name (set by run_sweep)
+  std::string arch;       // compile-only target; default: the device's, else the spec's
+  int threads = 0;        // compile threads; 0 = all cores
   std::vector<std::string> worker_argv;  // default: this binary's `worker` subcommand
   int verify_timeout_ms = 30000;
   int sample_timeout_ms = 30000;

@@ -7,8 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 
@@ -17,12 +19,21 @@
 #include "db/store.hpp"
 #include "kernels/family.hpp"
 #include "tuner/gpu/arch.hpp"
+#include "tuner/tune/row_batch.hpp"
+#include "tuner/tune/row_sink.hpp"
 #include "tuner/tune/spec.hpp"
 #include "tuner/tune/sweep.hpp"
 
 namespace r4::tune {
 
 using SweepClock = std::chrono::steady_clock;
+
+// A failure that stops the whole sweep, not just the race at hand (a build that faults
+// everywhere): every worker stops after its race in flight, the run is left partial.
+class SweepStop : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // Wall seconds since t0.
 [[nodiscard]] inline double since(SweepClock::time_point t0) {
@@ -43,13 +54,25 @@ struct SweepTally {
   int consecutive_faults = 0;  // checks in a row that crashed the worker or timed out
 };
 
+struct Plan;
+
+// A context is the sweep's (the driver's), a device group's (one run per GPU model, --allow-mixed)
+// or one worker's (a host dispatcher gives each worker thread a copy: its own GPU, ceiling,
+// tallies and random stream, the group's run, plan and resume state).
 struct SweepContext {
   SweepContext(const SweepOptions& options, const Spec& sweep_spec, db::Store& db)
       : opt(options), spec(sweep_spec), store(db) {}
 
   const SweepOptions& opt;
   const Spec& spec;
+  // The database. Only the driver's thread of the process that holds it reads or writes it
+  // directly (run rows, compiles); the stages that run on workers write through write().
   db::Store& store;
+  RowSink* sink = nullptr;       // where write() sends rows; none: straight into `store`
+  std::optional<db::Id> gpu_id;  // the GPU this context's worker times on, stamped on its rows
+  Plan* plan = nullptr;          // the plan of this context's run (set once compiled)
+  int ranks = 1;                 // the sweep's processes (MPI ranks)
+  int workers = 1;               // GPUs whose phase seconds `sec` sums (the summary says so)
   db::Id run = 0;
   gpu::Arch arch;
   double ceiling_gbps = 0;  // the device's streaming-read ceiling (0: none measured)
@@ -58,11 +81,22 @@ struct SweepContext {
   // stored.
   std::map<std::tuple<db::Id, std::int64_t, std::int64_t, int>, bool> checked;
   std::set<std::tuple<std::int64_t, std::int64_t, int>> raced;
-  // Each shape's read-floor grid (blocks, threads), for the step chains' read-floor paths.
+  // Each shape's read-floor grid (blocks, threads), for the step chains' read-floor paths; a
+  // shape is here once its read floor is stored (floor_stage.hpp).
   std::map<std::pair<std::int64_t, std::int64_t>, std::pair<unsigned, unsigned>> floor_grids;
+  bool launch_floor_done = false;  // the run's launch floor is stored (or another worker's job)
   SweepTally tally;
   PhaseSeconds sec;
   std::mt19937_64 rng{0x5eedULL};  // the races' seeds and orders: fixed, so a sweep replays
+
+  // The stages' rows: the GPU stamped on, then to the sink (or the store).
+  void write(RowBatch batch) {
+    stamp_gpu(batch, gpu_id);
+    if (sink)
+      sink->write(std::move(batch));
+    else
+      (void)write_batch(store, batch);
+  }
 };
 
 // Small conversions the stages share.

@@ -57,12 +57,14 @@ bool verify_one(SweepContext& ctx, SweepWorker& worker, const Unit& u, const Sha
   c.k = sh.k;
   c.m = m;
   if (!u.injected.empty()) c.detail = "TEST-INJECTED " + u.injected + ": " + c.detail;
-  ctx.store.insert_check(c);
+  RowBatch b;
+  b.checks.push_back(c);
+  ctx.write(std::move(b));
   const bool crashed = c.status == db::CheckStatus::fault || c.status == db::CheckStatus::timeout;
   auto& faults = ctx.tally.consecutive_faults;
   faults = crashed ? faults + 1 : 0;
   if (crashed && ctx.opt.max_consecutive_faults > 0 && faults >= ctx.opt.max_consecutive_faults)
-    throw std::runtime_error(fmt::format(
+    throw SweepStop(fmt::format(
         "{} checks in a row crashed the worker or timed out (the last: {} {} at N={} K={} "
         "M={}: {}); the kernel build or the device looks broken, so the sweep stops here. "
         "The run is kept as partial: fix the cause and continue it with --resume, or raise "

@@ -17,9 +17,9 @@
 
 namespace r4::tune {
 
-// The candidates of the race at (sh, M) that passed, in plan order. Throws (the sweep stops,
-// the run is left partial) after opt.max_consecutive_faults checks in a row crashed the worker or
-// timed out.
+// The candidates of the race at (sh, M) that passed, in plan order. Throws SweepStop (the sweep
+// stops, the run is left partial) after opt.max_consecutive_faults checks in a row crashed the
+// worker or timed out.
 [[nodiscard]] std::vector<Unit*> verify_candidates(SweepContext& ctx, SweepWorker& worker,
                                                    Plan& plan, const ShapeSpec& sh, int m);
 

@@ -125,7 +125,9 @@ struct Session {
     const int dev = r.value("device", 0);
     if (backend->device_count() <= dev) {
       if (auto hip = gpu::make_hip_backend(); hip && hip->device_count() > dev)
-        backend = std::move(hip);
+        // The compiler the driver uses for this arch too (hipRTC if it knows it, else clang-19),
+        // so the worker's own compiles (reference, quant_act, ceiling) build where the sweep's do.
+        backend = gpu::make_backend(hip->device_info(dev).arch);
       else
         throw std::runtime_error("no GPU device " + std::to_string(dev) + ": " + backend->status());
     }
@@ -485,6 +487,23 @@ Handlers device_handlers() {
   auto s = std::make_shared<Session>();
   Handlers h;
   h["ping"] = [](const json&) { return json{{"pong", true}}; };
+  // The host's GPUs without opening any (no context): the CUDA devices, else the HIP ones (the
+  // index space `open` uses).
+  h["devices"] = [](const json&) -> json {
+    json out = {{"devices", json::array()}};
+    auto backend = gpu::make_cuda_backend();
+    std::string status = fmt::format("cuda: {}", backend->status());
+    if (backend->device_count() == 0) {
+      if (auto hip = gpu::make_hip_backend()) {
+        status += fmt::format("; hip: {}", hip->status());
+        backend = std::move(hip);
+      }
+    }
+    for (int i = 0; i < backend->device_count(); ++i)
+      out["devices"].push_back(gpu::to_json(backend->device_info(i)));
+    out["status"] = status;
+    return out;
+  };
   h["open"] = guarded(s, &Session::open);
   h["shape"] = guarded(s, &Session::shape);
   h["verify"] = guarded(s, &Session::verify);

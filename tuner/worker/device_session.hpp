@@ -2,6 +2,8 @@
 // it runs in the worker so that a faulting or hanging kernel takes down only the worker.
 //
 // Requests (JSON, one per line), in the order the driver sends them:
+//   {"op":"devices"}  the host's GPUs, nothing opened (a sweep on several GPUs asks first)
+//                                                  -> {"devices": [device info..], "status": ".."}
 //   {"op":"open", "device":0}                      -> device info + streaming-read ceiling
 //   {"op":"shape", "n":N, "k":K, "seed":S, "llc_factor":F, "llc_bytes":B, "max_bytes":X}
 //        random weights for (N, K) (packed for the arch), and a pool of `copies` independent

@@ -150,4 +150,12 @@ enum class Counter {
 };
 void bump(Counter c);
 
+// lookup() without its counting: r4d::gemm probes the w4a8 table first and, on a miss, takes the
+// w4a16 one; a call is one lookup with one outcome, so the probe's miss is not counted (it was
+// counted as a second unknown_shape before: the R4dLaunch GPU test saw 2 for 1 call once the
+// H200 tables made w4a8 take over above M = 0).
+[[nodiscard]] Lookup find(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d);
+// Counts one lookup's outcome as lookup() does.
+Lookup count(Lookup l);
+
 }  // namespace r4d::detail

@@ -389,7 +389,9 @@ Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream
 Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M, int K, int N,
             stream_t stream, Pdl pdl) {
   if (M > a8_m() && !table(Dtype::w4a8).empty()) {
-    if (const auto cfg = config_for(N, K, M, Dtype::w4a8)) {
+    // A probe: a miss here falls through to the w4a16 table, and only that lookup is counted.
+    if (const auto cfg = detail::find(N, K, M, table(Dtype::w4a8), Dtype::w4a8).config) {
+      detail::count(Lookup{cfg, Status::ok});
       const DeviceState* st = current_state();
       if (st == nullptr) return refuse(Status::not_initialised);
       const std::size_t q_bytes = align_up(static_cast<std::size_t>(K) * GEMM_W4_MAX_M);

@@ -128,9 +128,10 @@ TableInfo table_info() {
   return {R4D_TABLES_HEADER, generated::run_uuid, generated::device, generated::run_date};
 }
 
-Lookup lookup(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d) {
-  detail::bump(Counter::lookups);
-  if (m < 1 || m > GEMM_W4_MAX_M) return decline(Status::m_out_of_range);
+namespace detail {
+
+Lookup find(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d) {
+  if (m < 1 || m > GEMM_W4_MAX_M) return Lookup{std::nullopt, Status::m_out_of_range};
   bool known = false;
   for (const r4d_table_row& r : t) {
     if (r.n != n || r.k != k) continue;
@@ -140,12 +141,26 @@ Lookup lookup(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d) 
     // generation and ST come with it.
     const int mtiles = static_cast<int>((m + 15) / 16);
     const Config c{r.wv, r.sk, std::min(r.mb, mtiles), r.npw, r.nt, r.gen, r.st};
-    if (!detail::valid_for_build(detail::kernel_of(d), c, r4::kernels::Shape{n, k, m}))
-      return decline(Status::invalid_config);
-    detail::bump(Counter::hits);
+    if (!valid_for_build(kernel_of(d), c, r4::kernels::Shape{n, k, m}))
+      return Lookup{std::nullopt, Status::invalid_config};
     return Lookup{c, Status::ok};
   }
-  return decline(known ? Status::m_out_of_range : Status::unknown_shape);
+  return Lookup{std::nullopt, known ? Status::m_out_of_range : Status::unknown_shape};
+}
+
+Lookup count(Lookup l) {
+  bump(Counter::lookups);
+  if (l.config) {
+    bump(Counter::hits);
+    return l;
+  }
+  return decline(l.status);
+}
+
+}  // namespace detail
+
+Lookup lookup(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d) {
+  return detail::count(detail::find(n, k, m, t, d));
 }
 
 std::optional<Config> config_for(std::int64_t n, std::int64_t k, std::int64_t m, Table t, Dtype d) {

@@ -54,3 +54,32 @@ TEST(Arch, RefusesUnknownTargetsNamingTheSupportedOnes) {
 }
 
 }  // namespace r4::gpu
+
+namespace r4::gpu {
+
+TEST(Arch, Mi300IsWave64MfmaWithSixtyFourKiBOfLds) {
+  const auto a = Arch::from("gfx942");
+  EXPECT_EQ(a.major, 9);
+  EXPECT_EQ(wave_size(a), 64);
+  EXPECT_TRUE(has_mfma_gfx942(a));
+  EXPECT_FALSE(has_wmma_gfx11(a) || has_wmma_gfx12(a));
+  EXPECT_EQ(lds_bytes_per_workgroup(a), 64 * 1024);
+  EXPECT_FALSE(has_mfma_gfx942(Arch::from("gfx90a")));
+}
+
+TEST(Arch, Gfx950IsRefusedWithAReasonAndTheKnownTargets) {
+  try {
+    (void)Arch::from("gfx950");
+    FAIL() << "gfx950 accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("gfx950"), std::string::npos) << what;
+    EXPECT_NE(what.find("clang-19 does not know"), std::string::npos) << what;
+    EXPECT_NE(what.find("known targets: "), std::string::npos) << what;
+    EXPECT_NE(what.find("gfx942"), std::string::npos) << what;
+    EXPECT_NE(what.find("gfx1201"), std::string::npos) << what;
+  }
+  EXPECT_THROW((void)Arch::from("gfx9999"), std::invalid_argument);
+}
+
+}  // namespace r4::gpu

@@ -52,6 +52,31 @@ TEST(ResourceReport, ParsesAmdgpuRemarks) {
   EXPECT_EQ(r["k"].shared_bytes, 512);
 }
 
+// Verbatim clang-19 remarks for gemm_w4a16_nt (4, 2, 2, 2, 1) on gfx942 (2026-11-30): SGPRs and
+// the CDNA accumulation registers (AGPRs) come with VGPRs.
+TEST(ResourceReport, ParsesClang19RemarksWithSgprsAndAgprs) {
+  auto r = parse_amdgpu_remarks(
+      "In file included from kernels/gemm_w4a16_nt.cu:190:\n"
+      "gemm_w4a16_nt_mfma.h:16:1: remark: Function Name: gemm_w4a16_nt [-Rpass-analysis=kernel-resource-usage]\n"
+      "gemm_w4a16_nt_mfma.h:16:1: remark:     SGPRs: 43 [-Rpass-analysis=kernel-resource-usage]\n"
+      "gemm_w4a16_nt_mfma.h:16:1: remark:     VGPRs: 37 [-Rpass-analysis=kernel-resource-usage]\n"
+      "gemm_w4a16_nt_mfma.h:16:1: remark:     AGPRs: 16 [-Rpass-analysis=kernel-resource-usage]\n"
+      "gemm_w4a16_nt_mfma.h:16:1: remark:     ScratchSize [bytes/lane]: 0 [-Rpass-analysis=kernel-resource-usage]\n"
+      "gemm_w4a16_nt_mfma.h:16:1: remark:     Dynamic Stack: False [-Rpass-analysis=kernel-resource-usage]\n"
+      "gemm_w4a16_nt_mfma.h:16:1: remark:     Occupancy [waves/SIMD]: 8 [-Rpass-analysis=kernel-resource-usage]\n"
+      "gemm_w4a16_nt_mfma.h:16:1: remark:     SGPRs Spill: 0 [-Rpass-analysis=kernel-resource-usage]\n"
+      "gemm_w4a16_nt_mfma.h:16:1: remark:     VGPRs Spill: 0 [-Rpass-analysis=kernel-resource-usage]\n"
+      "gemm_w4a16_nt_mfma.h:16:1: remark:     LDS Size [bytes/block]: 4 [-Rpass-analysis=kernel-resource-usage]\n");
+  ASSERT_EQ(r.size(), 1u);
+  const auto& k = r["gemm_w4a16_nt"];
+  EXPECT_EQ(k.registers, 37);
+  EXPECT_EQ(k.sgprs, 43);
+  EXPECT_EQ(k.agprs, 16);
+  EXPECT_EQ(k.stack_bytes, 0);
+  EXPECT_EQ(k.shared_bytes, 4);
+  EXPECT_FALSE(k.spills());
+}
+
 TEST(ResourceReport, AmdgpuMetadataScanSurvivesGarbage) {
   std::vector<std::byte> junk(4096);
   for (size_t i = 0; i < junk.size(); ++i) junk[i] = static_cast<std::byte>((i * 131) ^ 0xa5);

@@ -9,6 +9,15 @@
 //   R4_REPLAY_SAMPLE_DELAY_US=N each sample sleeps N microseconds (so a test can kill mid-run)
 //   R4_REPLAY_TIMING_CRASH_SK=S candidates with SK == S crash the worker when sampled
 //   R4_REPLAY_VERIFY_CRASH_ALL=1 every verification crashes the worker (a broken build)
+// Several GPUs and failures for the scale-out tests (tuner/tune/host_dispatch.hpp, mpi_dispatch):
+//   R4_REPLAY_DEVICES=A,A,B@sm_80 the host's GPUs by name (optionally @arch; default sm_90): GPUs
+//                               of one name are one model. Default: one GPU.
+//   R4_REPLAY_RACE_CRASH_DEVICE=d the worker of GPU d crashes at every race set-up
+//   R4_REPLAY_RACE_CRASH_RANK=r  the workers of MPI rank r (OMPI_COMM_WORLD_RANK / PMIX_RANK)
+//                               crash at every race set-up
+//   R4_REPLAY_RACE_CRASH_ONCE=P  the first race set-up of the sweep crashes (P is created then,
+//                               so only once across workers and restarts)
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,7 +26,10 @@
 #include <cstdlib>
 #include <iostream>
 #include <random>
+#include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "tuner/worker/serve.hpp"
 
@@ -37,6 +49,58 @@ double config_us(const json& cfg, int m) {
   return 8.0 + 0.05 * m + ((wv * 7 + sk * 3 + mb * 5 + npw * 2 + nt) % 13) * 0.8;
 }
 
+struct ReplayGpu {
+  std::string name = "REPLAY (synthetic timings, not a GPU)";
+  std::string arch = "sm_90";
+};
+
+std::vector<ReplayGpu> replay_gpus() {
+  if (const char* e = std::getenv("R4_REPLAY_NO_DEVICE"); e && *e == '1') return {};
+  const char* list = std::getenv("R4_REPLAY_DEVICES");
+  if (!list || !*list) return {ReplayGpu{}};
+  std::vector<ReplayGpu> out;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    ReplayGpu g;
+    const auto at = item.find('@');
+    g.name = "REPLAY " + item.substr(0, at) + " (synthetic timings, not a GPU)";
+    if (at != std::string::npos) g.arch = item.substr(at + 1);
+    out.push_back(g);
+  }
+  return out;
+}
+
+json device_json(const ReplayGpu& g, int index) {
+  char pci[32];
+  std::snprintf(pci, sizeof pci, "0000:%02x:00.0", index + 1);
+  return {{"index", index},         {"name", g.name},
+          {"vendor", "nvidia"},     {"arch", g.arch},
+          {"multiprocessors", 132}, {"l2_bytes", 62914560},
+          {"llc_bytes", 62914560},  {"memory_bytes", 150109880320},
+          {"pci_bus_id", pci}};
+}
+
+int env_int(const char* name, int otherwise) {
+  const char* e = std::getenv(name);
+  return e && *e ? std::atoi(e) : otherwise;
+}
+
+// Whether this worker's race set-up crashes (see the header).
+bool race_crashes(int device) {
+  if (device == env_int("R4_REPLAY_RACE_CRASH_DEVICE", -1)) return true;
+  const int rank = env_int("OMPI_COMM_WORLD_RANK", env_int("PMIX_RANK", -1));
+  if (rank >= 0 && rank == env_int("R4_REPLAY_RACE_CRASH_RANK", -1)) return true;
+  if (const char* once = std::getenv("R4_REPLAY_RACE_CRASH_ONCE"); once && *once) {
+    const int fd = ::open(once, O_CREAT | O_EXCL | O_WRONLY, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 int main() {
@@ -45,17 +109,24 @@ int main() {
   std::vector<bool> crash;
   int m = 1;
   r4::worker::Handlers h;
-  h["open"] = [](const json&) -> json {
+  int device = -1;
+  h["devices"] = [](const json&) -> json {
+    json list = json::array();
+    const auto gpus = replay_gpus();
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      list.push_back(device_json(gpus[i], static_cast<int>(i)));
+    return {{"devices", list}, {"status", "replay worker"}};
+  };
+  h["open"] = [&](const json& r) -> json {
     if (const char* e = std::getenv("R4_REPLAY_NO_DEVICE"); e && *e == '1')
       return {{"ok", false}, {"error", "no GPU (replay worker told to have none)"}};
-    return {{"device",
-             {{"name", "REPLAY (synthetic timings, not a GPU)"},
-              {"vendor", "nvidia"},
-              {"arch", "sm_90"},
-              {"multiprocessors", 132},
-              {"l2_bytes", 62914560},
-              {"llc_bytes", 62914560},
-              {"memory_bytes", 150109880320}}},
+    const auto gpus = replay_gpus();
+    device = r.value("device", 0);
+    if (device < 0 || device >= static_cast<int>(gpus.size()))
+      return {{"ok", false},
+              {"error", "no GPU device " + std::to_string(device) + " (replay worker has " +
+                            std::to_string(gpus.size()) + ")"}};
+    return {{"device", device_json(gpus[static_cast<std::size_t>(device)], device)},
             {"ceiling_gbps", 4000.0},
             {"ceiling_gbps_best", 4010.0},
             {"ceiling_bytes", 1073741824},
@@ -73,6 +144,7 @@ int main() {
     return {{"pass", true}, {"bad", 0}, {"max_ratio", 0.5}, {"detail", ""}};
   };
   h["race"] = [&](const json& r) -> json {
+    if (race_crashes(device)) std::raise(SIGSEGV);
     m = r.at("m").get<int>();
     entry_us.clear();
     json ready = json::array(), notes = json::array();

@@ -1,0 +1,85 @@
+// gemm_w4a8_nt for AMD CDNA3 MFMA (gfx942, wave64), included by kernels/gemm_w4a8_nt.cu:
+// v_mfma_i32_16x16x32_i8 on the `gfx942` layout (quant/layout/gfx942.h; weights = B operand,
+// 16*code bytes, activations = A), int32 per 128-K group, one multiply by (scale/16) per group,
+// the activation row scale at the end. One 8-byte load per lane per (tile, 64-K block) holds the
+// block's two k32 steps (kernels/amd/mfma_gfx942.h). A first, untuned version (direct global
+// loads). STATUS: compiled by CI with clang-19, fragment layouts emulated on the CPU, never run on
+// an MI300.
+R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * R4_WAVE)
+    gemm_w4a8_nt(const i8* __restrict__ Aq,      // [M, K] int8
+                 const float* __restrict__ sa,   // [M] f32 row scales
+                 const u32x4* __restrict__ wq,   // gfx942 layout, N*K/8 dwords
+                 const u32* __restrict__ wsz,    // (N/16)*(K/128)*16 scale dwords
+                 u16* __restrict__ C,            // [M, N] bf16 bits
+                 void* __restrict__ ws,          // split-K workspace (SK > 1), else unused
+                 int M, int N, int K) {
+  R4_TEST_FAULT_HOOK(C)
+  const int lane = r4_lane();
+  const int warp = (int)(threadIdx.x / R4_WAVE);
+  const int r = lane & 15;
+  const int ntiles = N >> 4;
+  const int KB = K >> 6;
+  const int G = K >> 7;
+  const int tile_base = ((int)blockIdx.x * R4_WV + warp) * R4_NPW;
+  const int kb_begin = (int)(((i64)blockIdx.y * KB) / R4_SK);
+  const int kb_end = (int)(((i64)(blockIdx.y + 1) * KB) / R4_SK);
+  const int m_base = (int)blockIdx.z * R4_MB * 16;
+  const u32* wq32 = reinterpret_cast<const u32*>(wq);
+  r4amd::v4f acc[R4_NPW][R4_MB];
+  r4amd::v4i iacc[R4_NPW][R4_MB];
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+    for (int j = 0; j < R4_MB; ++j) {
+      acc[p][j] = r4amd::v4f{};
+      iacc[p][j] = r4amd::v4i{};
+    }
+  for (int kb = kb_begin; kb < kb_end; ++kb) {
+    const bool flush = (kb & 1) || kb + 1 == kb_end;  // end of a 128-K group or of this split
+#pragma unroll
+    for (int p = 0; p < R4_NPW; ++p) {
+      const int tile = min(tile_base + p, ntiles - 1);
+      u32 wd[2];
+      r4amd::ld_weight8<R4_NT>(wq32 + r4::layout::gfx942::lane_dword(tile, kb, KB, lane), wd[0],
+                               wd[1]);
+#pragma unroll
+      for (int u = 0; u < 2; ++u) {
+        const auto b = r4amd::dequant_b_s8(wd[u]);
+#pragma unroll
+        for (int j = 0; j < R4_MB; ++j) {
+          if (m_base + 16 * j < M) {
+            const int row = m_base + 16 * j + r;
+            auto a = r4amd::load_a8(Aq + (i64)min(row, M - 1) * K + kb * 64 + 32 * u, lane);
+            if (row >= M) a = 0;
+            iacc[p][j] = r4amd::mma_s8(a, b, iacc[p][j]);
+          }
+        }
+      }
+      if (flush) {
+        const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
+        const float ws16 = r4_f16_to_f32(wsz[((i64)tile * G + grp) * 16 + r] & 0xFFFFu) * 0.0625f;
+#pragma unroll
+        for (int j = 0; j < R4_MB; ++j) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) acc[p][j][i] += (float)iacc[p][j][i] * ws16;
+          iacc[p][j] = r4amd::v4i{};
+        }
+      }
+    }
+  }
+  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p) {
+    if (tile_base + p < ntiles) {
+#pragma unroll
+      for (int j = 0; j < R4_MB; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int m = m_base + 16 * j + r4amd::c_row(lane, i);
+          o.put(m, (tile_base + p) * 16 + r, m < M ? acc[p][j][i] * sa[m] : 0.0f);
+        }
+    }
+  }
+  r4_splitk_finish(o, ws, (int)blockIdx.x * R4_WV * R4_NPW * 16, R4_WV * R4_NPW * 16, m_base,
+                   R4_MB * 16);
+}
