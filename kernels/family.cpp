@@ -184,4 +184,8 @@ gpu::CompileRequest floor_compile_request(const gpu::Arch& arch) {
   return base_request("kernels/read_floor.cu", arch);
 }
 
+gpu::CompileRequest quant_act_fp8_compile_request(const gpu::Arch& arch) {
+  return base_request("kernels/quant_act_fp8.cu", arch);
+}
+
 }  // namespace r4::kernels

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <optional>
 #include <span>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "kernels/config.hpp"
 #include "tuner/gpu/backend.hpp"
@@ -21,7 +21,7 @@ namespace r4::kernels {
 struct CompileOptions {
   bool a_bf16 = false;        // gemm_w4a16_nt: A is bf16 instead of f16
   bool broken_scale = false;  // TEST ONLY: a deliberately wrong kernel (next group's scale)
-  int test_fault = 0;  // TEST ONLY: 1 writes out of bounds, 2 never returns (R4_TEST_FAULT)
+  int test_fault = 0;         // TEST ONLY: 1 writes out of bounds, 2 never returns (R4_TEST_FAULT)
 };
 
 // The run-time compile of one kernel/config for one arch. Throws std::invalid_argument when
@@ -86,5 +86,9 @@ void launch_quant_fp8_block(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gp
 // The source variants a kernel is built in besides its config: {} and, for gemm_w4a16_nt, bf16
 // activations.
 [[nodiscard]] std::vector<CompileOptions> compile_variants(KernelId id);
+
+// kernels/quant_act_fp8.cu for `arch` (issue 13's fp8 activation quantiser; not yet in the
+// family's race: no GEMM consumes its output yet).
+[[nodiscard]] gpu::CompileRequest quant_act_fp8_compile_request(const gpu::Arch& arch);
 
 }  // namespace r4::kernels

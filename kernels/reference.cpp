@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "kernels/host_half.hpp"
+#include "quant/numeric.hpp"
 
 namespace r4::kernels {
 namespace {
@@ -83,6 +84,24 @@ void ref_quant_act(std::span<const std::uint16_t> a_bf16, std::int64_t m, std::i
       const float x = bf16_to_float(a_bf16[static_cast<std::size_t>(r * k + c)]) * inv;
       const float v = std::clamp(std::nearbyint(x), -127.0f, 127.0f);
       aq[static_cast<std::size_t>(r * k + c)] = static_cast<std::int8_t>(v);
+    }
+  }
+}
+
+void ref_quant_act_fp8(std::span<const std::uint16_t> a_bf16, std::int64_t m, std::int64_t k,
+                       std::span<std::uint8_t> aq, std::span<float> sa) {
+  if (a_bf16.size() != static_cast<std::size_t>(m * k) || aq.size() != a_bf16.size() ||
+      sa.size() != static_cast<std::size_t>(m))
+    throw std::invalid_argument("ref_quant_act_fp8: buffer sizes do not match M, K");
+  for (std::int64_t r = 0; r < m; ++r) {
+    float amax = 0.0f;
+    for (std::int64_t c = 0; c < k; ++c)
+      amax = std::max(amax, std::fabs(bf16_to_float(a_bf16[static_cast<std::size_t>(r * k + c)])));
+    const float inv = amax > 0.0f ? 448.0f / amax : 0.0f;
+    sa[static_cast<std::size_t>(r)] = amax / 448.0f;
+    for (std::int64_t c = 0; c < k; ++c) {
+      const float x = bf16_to_float(a_bf16[static_cast<std::size_t>(r * k + c)]) * inv;
+      aq[static_cast<std::size_t>(r * k + c)] = quant::f32_to_e4m3_sat_bits(x);
     }
   }
 }

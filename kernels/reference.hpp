@@ -31,4 +31,10 @@ void ref_gemm_w4a8(std::span<const std::int8_t> aq, std::span<const float> sa,
 void ref_quant_act(std::span<const std::uint16_t> a_bf16, std::int64_t m, std::int64_t k,
                    std::span<std::int8_t> aq, std::span<float> sa);
 
+// The quant_act_fp8 contract (kernels/quant_act_fp8.cu), bit for bit: amax in f32, sa = amax / 448,
+// inv = 448 / amax (0 for a zero row), q = e4m3 bits of a * inv, round to nearest even, saturating
+// to +-448 (quant/numeric.hpp f32_to_e4m3_sat_bits).
+void ref_quant_act_fp8(std::span<const std::uint16_t> a_bf16, std::int64_t m, std::int64_t k,
+                       std::span<std::uint8_t> aq, std::span<float> sa);
+
 }  // namespace r4::kernels
