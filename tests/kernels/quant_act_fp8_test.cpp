@@ -18,6 +18,14 @@
 namespace r4::kernels {
 namespace {
 
+// quant_act_fp8 for `arch` compiles, reports its resources, and nothing spills.
+void expect_compiles(gpu::Backend& be, const char* arch) {
+  const auto r = be.compile(quant_act_fp8_compile_request(gpu::Arch::from(arch)));
+  ASSERT_TRUE(r.ok) << arch << ":\n" << r.log;
+  ASSERT_FALSE(r.resources.empty()) << arch;
+  for (const auto& [name, res] : r.resources) EXPECT_FALSE(res.spills()) << arch << " " << name;
+}
+
 TEST(QuantActFp8, ReferenceScalesEachRowToPlusMinus448) {
   const std::int64_t m = 3, k = 8;
   std::vector<float> rows = {0,     0,      0,     0, 0,  0, 0,     0,      // a zero row
@@ -53,22 +61,12 @@ TEST(QuantActFp8, CompilesForNvidiaWithoutSpills) {
   } catch (const gpu::Error& e) {
     GTEST_SKIP() << "NVRTC not available: " << e.what();
   }
-  for (const char* a : {"sm_80", "sm_89", "sm_90"}) {
-    const auto r = be->compile(quant_act_fp8_compile_request(gpu::Arch::from(a)));
-    ASSERT_TRUE(r.ok) << a << ":\n" << r.log;
-    ASSERT_FALSE(r.resources.empty()) << a;
-    for (const auto& [name, res] : r.resources) EXPECT_FALSE(res.spills()) << a << " " << name;
-  }
+  for (const char* a : {"sm_80", "sm_89", "sm_90"}) expect_compiles(*be, a);
 }
 
 TEST(QuantActFp8, CompilesForAmdWithClang19WithoutSpills) {
   auto be = gpu::make_clang_hip_backend(nullptr);
-  for (const char* a : {"gfx1201", "gfx942"}) {
-    const auto r = be->compile(quant_act_fp8_compile_request(gpu::Arch::from(a)));
-    ASSERT_TRUE(r.ok) << a << ":\n" << r.log;
-    ASSERT_FALSE(r.resources.empty()) << a;
-    for (const auto& [name, res] : r.resources) EXPECT_FALSE(res.spills()) << a << " " << name;
-  }
+  for (const char* a : {"gfx1201", "gfx942"}) expect_compiles(*be, a);
 }
 
 }  // namespace
