@@ -105,13 +105,15 @@ std::string_view generation_name(int gen) {
       return "mma_sync";
     case kGenSm90a:
       return "sm90a";
+    case kGenLdg:
+      return "ldg";
     default:
       return "?";
   }
 }
 
 std::optional<int> parse_generation(std::string_view name) {
-  for (int g : {kGenMmaSync, kGenSm90a})
+  for (int g : {kGenMmaSync, kGenSm90a, kGenLdg})
     if (generation_name(g) == name) return g;
   return std::nullopt;
 }

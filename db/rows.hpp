@@ -15,8 +15,9 @@ using Id = std::int64_t;
 
 // A kernel config (DESIGN.md "Config tuple", kernels/config.hpp). Generation 0, the mma.sync
 // generation, has the seeds' tuple (WV, SK, MB, NPW, NT) and st = 0; generation 1, the sm90a
-// generation, has (WV, SK, MB, NPW, NT, ST), ST its shared-memory ring stages. The database
-// stores the generation by name (generation_name: "mma_sync", "sm90a"), next to the stable kernel
+// generation, has (WV, SK, MB, NPW, NT, ST), ST its shared-memory ring stages; generation 2, the
+// ldg generation, the same six with ST its 64-K blocks per register batch. The database
+// stores the generation by name (generation_name: "mma_sync", "sm90a", "ldg"), next to the stable kernel
 // name, so a renumbering never changes what a row means (STYLE.md rule 6).
 struct Config {
   int wv = 1;
@@ -24,8 +25,8 @@ struct Config {
   int mb = 1;
   int npw = 1;
   int nt = 0;
-  int gen = 0;  // 0: mma_sync, 1: sm90a (kernels::kGenMmaSync, kernels::kGenSm90a)
-  int st = 0;   // sm90a ring stages; 0 in generation 0
+  int gen = 0;  // 0: mma_sync, 1: sm90a, 2: ldg (kernels::kGenMmaSync, kGenSm90a, kGenLdg)
+  int st = 0;   // sm90a ring stages, ldg batch blocks; 0 in generation 0
   friend auto operator<=>(const Config&, const Config&) = default;
 };
 
@@ -33,7 +34,8 @@ struct Config {
 // library does not link the kernels; tests/db/generation_test.cpp holds the two equal).
 inline constexpr int kGenMmaSync = 0;
 inline constexpr int kGenSm90a = 1;
-// "mma_sync", "sm90a"; "?" for any other number.
+inline constexpr int kGenLdg = 2;
+// "mma_sync", "sm90a", "ldg"; "?" for any other number.
 [[nodiscard]] std::string_view generation_name(int gen);
 // The inverse; none for an unknown name.
 [[nodiscard]] std::optional<int> parse_generation(std::string_view name);

@@ -325,6 +325,44 @@ ALTER TABLE floors ADD COLUMN gpu_id INTEGER REFERENCES gpus(id);
 ALTER TABLE steps ADD COLUMN gpu_id INTEGER REFERENCES gpus(id);
 )sql";
 
+// Version 5 (session 6): a third kernel generation, "ldg" (kernels/nv/gemm_w4_ldg.h), whose rows
+// the version-3 CHECK (gen IN ('mma_sync', 'sm90a')) of compiles and measurements refuses.
+// SQLite cannot alter a CHECK constraint; its documentation gives, for schema changes that do not
+// touch what is stored (removing or loosening a CHECK: every existing row still satisfies the
+// wider list), the edit of the table's CREATE text in sqlite_schema under PRAGMA writable_schema
+// followed by a schema_version bump (https://sqlite.org/lang_altertable.html, "Making Other Kinds
+// Of Table Schema Changes"). That keeps every row and every index as it is. The compatible
+// version becomes 5: an older r4tune does not know the generation "ldg" and must refuse the file
+// rather than read those rows.
+void widen_generation_checks(const Connection& c) {
+  const int schema_version = [&] {
+    auto s = c.prepare("PRAGMA schema_version");
+    if (!s.step()) throw Error("PRAGMA schema_version returned no row");
+    return s.i32(0);
+  }();
+  c.exec("PRAGMA writable_schema = ON");
+  try {
+    auto s = c.prepare(
+        "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2) "
+        "WHERE type = 'table' AND name IN ('compiles', 'measurements')");
+    s.bind_all("CHECK (gen IN ('mma_sync', 'sm90a'))",
+               "CHECK (gen IN ('mma_sync', 'sm90a', 'ldg'))")
+        .run();
+    c.exec(fmt::format("PRAGMA schema_version = {}", schema_version + 1).c_str());
+  } catch (...) {
+    c.exec("PRAGMA writable_schema = OFF");
+    throw;
+  }
+  c.exec("PRAGMA writable_schema = OFF");
+  // Both tables must now say so: a file whose CREATE text differs (edited by hand) is refused.
+  auto q = c.prepare(
+      "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
+      "name IN ('compiles', 'measurements') AND instr(sql, ?1) > 0");
+  q.bind(1, "CHECK (gen IN ('mma_sync', 'sm90a', 'ldg'))");
+  if (!q.step() || q.i32(0) != 2)
+    throw Error("the generation CHECK of compiles / measurements is not the version-3 text");
+}
+
 void write_meta(const Connection& c, int version, int compatible) {
   auto s = c.prepare(
       "INSERT INTO meta(key, value) VALUES (?1, ?2) "
@@ -339,6 +377,7 @@ const Migration kMigrations[] = {
     {2, 1, [](const Connection& c) { c.exec(kSchemaV2); }},
     {3, 3, [](const Connection& c) { c.exec(kSchemaV3); }},
     {4, 3, [](const Connection& c) { c.exec(kSchemaV4); }},
+    {5, 5, widen_generation_checks},
 };
 
 }  // namespace

@@ -25,10 +25,11 @@ std::string config_range_problem(const Config& c) {
   if (c.nt != 0 && c.nt != 1) return fmt::format("NT = {} is not 0 or 1", c.nt);
   if (c.gen == kGenMmaSync) {
     if (c.st != 0) return fmt::format("ST = {} in generation mma_sync, which has no ST", c.st);
-  } else if (c.gen == kGenSm90a) {
-    if (c.st < 1 || c.st > 64) return fmt::format("ST = {} is outside 1..64 (sm90a)", c.st);
+  } else if (c.gen == kGenSm90a || c.gen == kGenLdg) {
+    if (c.st < 1 || c.st > 64)
+      return fmt::format("ST = {} is outside 1..64 ({})", c.st, generation_name(c.gen));
   } else {
-    return fmt::format("generation {} is not 0 (mma_sync) or 1 (sm90a)", c.gen);
+    return fmt::format("generation {} is not 0 (mma_sync), 1 (sm90a) or 2 (ldg)", c.gen);
   }
   return {};
 }

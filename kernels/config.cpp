@@ -28,6 +28,16 @@ std::vector<Config> config_space(KernelId id, const gpu::Arch& a) {
               const Config c{wv, sk, mb, npw, nt, kGenSm90a, st};
               if (is_valid(id, c, a)) out.push_back(c);
             }
+  // The ldg generation where the device has it, in the same nesting (ST innermost).
+  for (int wv : {2, 4, 8})
+    for (int sk : {1, 2, 4, 8, 16})
+      for (int mb : {1, 2})
+        for (int npw : {1, 2, 4})
+          for (int nt : {0, 1})
+            for (int st : {2, 4, 8}) {
+              const Config c{wv, sk, mb, npw, nt, kGenLdg, st};
+              if (is_valid(id, c, a)) out.push_back(c);
+            }
   return out;
 }
 
@@ -39,13 +49,14 @@ std::vector<Config> config_space(KernelId id, const gpu::Arch& a, const Shape& s
 }
 
 std::string to_string(const Config& c) {
-  if (c.gen == kGenSm90a)
-    return fmt::format("sm90a({}, {}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt, c.st);
+  if (c.gen == kGenSm90a || c.gen == kGenLdg)
+    return fmt::format("{}({}, {}, {}, {}, {}, {})", gen_name(c.gen), c.wv, c.sk, c.mb, c.npw,
+                       c.nt, c.st);
   return fmt::format("({}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt);
 }
 
 std::string_view gen_name(int gen) {
-  return gen == kGenSm90a ? "sm90a" : "mma_sync";
+  return gen == kGenSm90a ? "sm90a" : gen == kGenLdg ? "ldg" : "mma_sync";
 }
 
 }  // namespace r4::kernels

@@ -54,13 +54,14 @@ struct Config {
   int mb = 1;
   int npw = 1;
   int nt = 0;
-  int gen = 0;  // 0: the mma.sync generation; 1: the sm90a generation
-  int st = 0;   // sm90a ring stages (0 in gen 0)
+  int gen = 0;  // 0: the mma.sync generation; 1: the sm90a generation; 2: the ldg generation
+  int st = 0;   // sm90a ring stages / ldg 64-K blocks per register batch (0 in gen 0)
   friend constexpr bool operator==(const Config&, const Config&) = default;
 };
 
 inline constexpr int kGenMmaSync = 0;
 inline constexpr int kGenSm90a = 1;
+inline constexpr int kGenLdg = 2;
 
 struct Shape {
   std::int64_t n = 0;
@@ -126,9 +127,31 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
   return sm90a_shared_bytes(id, c) <= kSm90aSharedLimit;
 }
 
+// Register estimate of an ldg config (two batches + accumulators and partials, is_valid_ldg) against what
+// ptxas allots (NVRTC 13.0, sm_90, 2026-12-01, WV 4): every tuple estimated at <= 208 compiles
+// without spills (w4a8 (MB, NPW, ST) = (2, 1, 4): 208 -> 254 registers; w4a16 (1, 1, 4): 192 ->
+// 239); every one at >= 224 spills (w4a16 (1, 4, 2): 224 -> 12 B; w4a8 (1, 1, 8): 240 -> 36 B).
+inline constexpr int kLdgRegisterBudget = 208;
+// The ldg generation's arch-only ranges (kernels/nv/gemm_w4_ldg.h): NVIDIA sm_80+, compiled for
+// the arch as named. A warp holds two batches of ST x NPW weight fragments (4 registers each, plus
+// 2 scale dwords) and ST x 2MB activation fragments (4 registers for int8, 8 for 16-bit), and
+// NPW x MB x 16 accumulators and partials; the estimate must be within kLdgRegisterBudget.
+[[nodiscard]] constexpr bool is_valid_ldg(KernelId id, const Config& c, const gpu::Arch& a) {
+  if (id == KernelId::quant_act) return false;
+  if (a.vendor != gpu::Vendor::nvidia || a.major < 8) return false;
+  if (!detail::one_of(c.wv, {2, 4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16}) ||
+      !detail::one_of(c.mb, {1, 2}) || !detail::one_of(c.npw, {1, 2, 4}) ||
+      !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {2, 4, 8}))
+    return false;
+  const int act_regs = id == KernelId::gemm_w4a16_nt ? 8 : 4;
+  const int batch_regs = c.st * (c.npw * 6 + 2 * c.mb * act_regs);
+  return 2 * batch_regs + c.npw * c.mb * 16 <= kLdgRegisterBudget;
+}
+
 // Arch-only part: the ranges and the register budget (what CI compiles).
 [[nodiscard]] constexpr bool is_valid(KernelId id, const Config& c, const gpu::Arch& a) {
   if (c.gen == kGenSm90a) return is_valid_sm90a(id, c, a);
+  if (c.gen == kGenLdg) return is_valid_ldg(id, c, a);
   if (c.gen != kGenMmaSync || c.st != 0) return false;
   if (id == KernelId::quant_act) return c == Config{};
   const bool nv_mma = a.vendor == gpu::Vendor::nvidia && a.major >= 8;

@@ -69,8 +69,8 @@ gpu::CompileRequest compile_request(KernelId id, const Config& c, const gpu::Arc
   auto req = base_request(fmt::format("kernels/{}.cu", name(id)),
                           c.gen == kGenSm90a ? gpu::Arch::from("sm_90a") : arch);
   if (id != KernelId::quant_act) {
-    if (c.gen == kGenSm90a) {
-      req.defines.emplace_back("R4_GEN=1");
+    if (c.gen == kGenSm90a || c.gen == kGenLdg) {
+      req.defines.push_back(fmt::format("R4_GEN={}", c.gen));
       req.defines.push_back(fmt::format("R4_ST={}", c.st));
     }
     req.defines.push_back(fmt::format("R4_WV={}", c.wv));
@@ -103,7 +103,7 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
     return d;
   }
   d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
-  d.shared_bytes = staged_shared_bytes(id, c, s);
+  d.shared_bytes = c.gen == kGenLdg ? 0u : staged_shared_bytes(id, c, s);  // ldg: registers only
   return d;
 }
 

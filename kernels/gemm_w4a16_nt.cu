@@ -14,8 +14,8 @@
 // kernel that the correctness sweep must catch.
 //
 // R4_GEN selects the kernel generation (kernels/config.hpp): 0 the mma.sync generation below
-// (sm_80+, AMD WMMA), 1 the sm90a generation (kernels/nv/gemm_w4_sm90a.h; same arguments, same
-// results, the same packed weight).
+// (sm_80+, AMD WMMA), 1 the sm90a generation (kernels/nv/gemm_w4_sm90a.h), 2 the ldg generation
+// (kernels/nv/gemm_w4_ldg.h); same arguments, same results, the same packed weight.
 #ifndef R4_A_BF16
 #define R4_A_BF16 0
 #endif
@@ -32,6 +32,17 @@ R4_EXTERN void __launch_bounds__(R4G_THREADS, 1)
                   const u32* __restrict__ wsz, u16* __restrict__ C, void* __restrict__ ws, int M,
                   int N, int K) {
   r4g_gemm(A, nullptr, wq, wsz, C, ws, M, N, K);
+}
+
+#elif R4_GEN == 2
+#define R4_ACT_KIND (R4_A_BF16 ? 1 : 0)
+#include "kernels/nv/gemm_w4_ldg.h"
+
+R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
+    gemm_w4a16_nt(const u16* __restrict__ A, const u32x4* __restrict__ wq,
+                  const u32* __restrict__ wsz, u16* __restrict__ C, void* __restrict__ ws, int M,
+                  int N, int K) {
+  r4l_gemm(A, nullptr, wq, wsz, C, ws, M, N, K);
 }
 
 #else  // R4_GEN == 0

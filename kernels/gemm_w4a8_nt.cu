@@ -10,7 +10,8 @@
 // order, the B registers of the block's two k32 steps: no shuffling on this path.
 //
 // Test-only define: R4_BROKEN_SCALE=1 reads the scale of the next group (wrapping).
-// R4_GEN: 0 the mma.sync generation below, 1 the sm90a generation (kernels/nv/gemm_w4_sm90a.h).
+// R4_GEN: 0 the mma.sync generation below, 1 the sm90a generation (kernels/nv/gemm_w4_sm90a.h),
+// 2 the ldg generation (kernels/nv/gemm_w4_ldg.h).
 #ifndef R4_GEN
 #define R4_GEN 0
 #endif
@@ -24,6 +25,17 @@ R4_EXTERN void __launch_bounds__(R4G_THREADS, 1)
                  const u32x4* __restrict__ wq, const u32* __restrict__ wsz, u16* __restrict__ C,
                  void* __restrict__ ws, int M, int N, int K) {
   r4g_gemm(Aq, sa, wq, wsz, C, ws, M, N, K);
+}
+
+#elif R4_GEN == 2
+#define R4_ACT_KIND 2
+#include "kernels/nv/gemm_w4_ldg.h"
+
+R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
+    gemm_w4a8_nt(const i8* __restrict__ Aq, const float* __restrict__ sa,
+                 const u32x4* __restrict__ wq, const u32* __restrict__ wsz, u16* __restrict__ C,
+                 void* __restrict__ ws, int M, int N, int K) {
+  r4l_gemm(Aq, sa, wq, wsz, C, ws, M, N, K);
 }
 
 #else  // R4_GEN == 0

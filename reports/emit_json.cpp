@@ -34,7 +34,8 @@ std::string emit_json(const db::Store& store, db::Id run) {
   // says which generation won it and "st" is the sm90a generation's sixth knob (0 for mma_sync).
   j["config_order"] = {"WV", "SK", "MB", "NPW", "NT"};
   j["generations"] = {{"mma_sync", {"WV", "SK", "MB", "NPW", "NT"}},
-                      {"sm90a", {"WV", "SK", "MB", "NPW", "NT", "ST"}}};
+                      {"sm90a", {"WV", "SK", "MB", "NPW", "NT", "ST"}},
+                      {"ldg", {"WV", "SK", "MB", "NPW", "NT", "ST"}}};
   j["speedup_baseline"] = "fp8_block";
   j["a8_m"] = t.a8_m;
   J tables = J::array();

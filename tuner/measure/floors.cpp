@@ -39,35 +39,52 @@ FloorMeasurement measure_read_floor(gpu::Context& ctx, gpu::Stream& stream,
                                     gpu::Kernel& read_floor,
                                     std::span<const kernels::W4Weights> pool, std::int64_t n,
                                     std::int64_t k, int samples, int screen) {
+  gpu::Kernel* const one[] = {&read_floor};
+  return measure_read_floor(ctx, stream, one, pool, n, k, samples, screen);
+}
+
+FloorMeasurement measure_read_floor(gpu::Context& ctx, gpu::Stream& stream,
+                                    std::span<gpu::Kernel* const> read_floors,
+                                    std::span<const kernels::W4Weights> pool, std::int64_t n,
+                                    std::int64_t k, int samples, int screen) {
   if (pool.empty()) throw std::invalid_argument("measure_read_floor: an empty pool");
+  if (read_floors.empty()) throw std::invalid_argument("measure_read_floor: no floor kernel");
   const auto grids = kernels::read_floor_grids(ctx.info());
-  const auto timer_for = [&](const kernels::ReadFloorGrid& g) {
-    return GraphTimer(ctx, stream, static_cast<int>(pool.size()), [&, g](int i, gpu::Stream& s) {
-      kernels::launch_read_floor(read_floor, g, pool[static_cast<std::size_t>(i)], n, k, 0, 0, s);
-    });
+  const auto timer_for = [&](gpu::Kernel* kernel, const kernels::ReadFloorGrid& g) {
+    return GraphTimer(ctx, stream, static_cast<int>(pool.size()),
+                      [&, kernel, g](int i, gpu::Stream& s) {
+                        kernels::launch_read_floor(*kernel, g, pool[static_cast<std::size_t>(i)],
+                                                   n, k, 0, 0, s);
+                      });
   };
+  gpu::Kernel* best_kernel = nullptr;
   std::size_t best = 0;
   double best_us = 0;
   std::string tried;
-  for (std::size_t i = 0; i < grids.size(); ++i) {
-    auto t = timer_for(grids[i]);
-    t.warm_up(1);
-    const double us = median(sample(t, std::max(screen, 1)));
-    tried += fmt::format("{}{}x{} {:.2f}", i ? ", " : "", grids[i].blocks, grids[i].threads, us);
-    if (i == 0 || us < best_us) {
-      best = i;
-      best_us = us;
+  for (gpu::Kernel* kernel : read_floors) {
+    tried += fmt::format("{}{}:", tried.empty() ? "" : "; ", kernel->name());
+    for (std::size_t i = 0; i < grids.size(); ++i) {
+      auto t = timer_for(kernel, grids[i]);
+      t.warm_up(1);
+      const double us = median(sample(t, std::max(screen, 1)));
+      tried += fmt::format("{} {}x{} {:.2f}", i ? "," : "", grids[i].blocks, grids[i].threads, us);
+      if (!best_kernel || us < best_us) {
+        best_kernel = kernel;
+        best = i;
+        best_us = us;
+      }
     }
   }
-  auto t = timer_for(grids[best]);
+  auto t = timer_for(best_kernel, grids[best]);
   t.warm_up(1);
   FloorMeasurement m;
   m.samples_us = sample(t, std::max(samples, 1));
   m.grid = grids[best];
   m.detail = fmt::format(
       "{} bytes per launch, one launch per copy of a {}-copy pool; best grid {} blocks x {} "
-      "threads (screened, us: {})",
-      kernels::read_floor_bytes(n, k), pool.size(), m.grid.blocks, m.grid.threads, tried);
+      "threads of {} (screened, us: {})",
+      kernels::read_floor_bytes(n, k), pool.size(), m.grid.blocks, m.grid.threads,
+      best_kernel->name(), tried);
   return m;
 }
 

@@ -33,5 +33,14 @@ struct FloorMeasurement {
                                                   std::span<const kernels::W4Weights> pool,
                                                   std::int64_t n, std::int64_t k, int samples = 15,
                                                   int screen = 3);
+// The same over several floor kernels (kernels/read_floor.cu: r4_read_floor and
+// r4_read_floor_fused stream the same bytes in a different order): every (kernel, grid) is
+// screened and the fastest is sampled; `detail` names the kernel. The read floor is what the
+// fastest way of streaming these bytes takes, so it is the minimum over the ways we have.
+[[nodiscard]] FloorMeasurement measure_read_floor(gpu::Context& ctx, gpu::Stream& stream,
+                                                  std::span<gpu::Kernel* const> read_floors,
+                                                  std::span<const kernels::W4Weights> pool,
+                                                  std::int64_t n, std::int64_t k, int samples = 15,
+                                                  int screen = 3);
 
 }  // namespace r4::measure

@@ -8,6 +8,8 @@
 #include <fmt/core.h>
 #include <toml++/toml.h>
 
+#include "db/rows.hpp"
+
 namespace r4::tune {
 
 namespace {
@@ -71,14 +73,15 @@ std::vector<int> gen_list(const toml::node_view<const toml::node> v, const std::
   std::vector<int> out;
   if (!v) return out;
   const auto* arr = v.as_array();
-  if (!arr) fail(origin, key + " must be an array of generations (0, 1, \"mma_sync\", \"sm90a\")");
+  const auto* what = " must contain only 0 / \"mma_sync\", 1 / \"sm90a\" and 2 / \"ldg\"";
+  if (!arr) fail(origin, key + what);
   for (const auto& e : *arr) {
-    if (auto i = e.value<std::int64_t>(); i && (*i == 0 || *i == 1)) {
+    if (auto i = e.value<std::int64_t>(); i && *i >= 0 && *i <= 2) {
       out.push_back(static_cast<int>(*i));
-    } else if (auto n = e.value<std::string>(); n && (*n == "mma_sync" || *n == "sm90a")) {
-      out.push_back(*n == "sm90a" ? 1 : 0);
+    } else if (auto n = e.value<std::string>(); n && db::parse_generation(*n)) {
+      out.push_back(*db::parse_generation(*n));
     } else {
-      fail(origin, key + " must contain only 0 / \"mma_sync\" and 1 / \"sm90a\"");
+      fail(origin, key + what);
     }
   }
   return out;

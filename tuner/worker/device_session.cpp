@@ -328,7 +328,10 @@ struct Session {
     std::vector<kernels::W4Weights> pool;
     for (int i = 0; i < copies; ++i)
       pool.push_back({wq[static_cast<std::size_t>(i)].get(), wsz[static_cast<std::size_t>(i)].get()});
-    const auto rf = measure::measure_read_floor(cx, *stream, floor_kernel("r4_read_floor"), pool, n, k);
+    // Both floor kernels (kernels/read_floor.cu), the faster one counts (docs/PERF.md, session 6).
+    gpu::Kernel* const floors[] = {&floor_kernel("r4_read_floor"),
+                                   &floor_kernel("r4_read_floor_fused")};
+    const auto rf = measure::measure_read_floor(cx, *stream, floors, pool, n, k);
     out["read"] = {{"samples", rf.samples_us},
                    {"detail", rf.detail},
                    {"grid", {rf.grid.blocks, rf.grid.threads}},

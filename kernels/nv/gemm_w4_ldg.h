@@ -1,0 +1,273 @@
+// The ldg generation of gemm_w4a16_nt and gemm_w4a8_nt (R4_GEN=2): the same packed weight (the
+// sm80 layout, quant/layout/sm80.h), the same arguments and results, the mma.sync fragments of
+// the first generation (kernels/nv/mma_sm80.h), but NO shared memory: every lane loads its own
+// weight fragments, scales and activation fragments straight into registers, a batch of R4_ST
+// 64-K blocks at a time, and the next batch's loads are issued before the current batch's math
+// (two register buffers, ping-pong).
+//
+// Why (docs/PERF.md, session 6). The read floor kernel (kernels/read_floor.cu), which streams the
+// same bytes with plain 16-byte loads into registers, is the only kernel of the repository at the
+// read floor; the shared-memory rings of both other generations stream below it even with the math
+// removed (the sm90a bulk-copy ring: 1.31x the floor on 17408x5120, session 4 lesions). A GEMM at
+// M <= 16 needs almost no math per byte, so it can take the floor kernel's access pattern: one
+// 512-byte contiguous load per warp per (16-row tile, 64-K block), several in flight per lane.
+// The first register-ring version of the mma.sync generation (0286dcf) ran at ~900 GB/s because
+// each block's loads were consumed right after being issued (one DRAM latency per block per
+// warp); here a whole batch (R4_ST x R4_NPW x 512 B per warp) is in flight while the previous
+// one is computed.
+//
+// Work split as the mma.sync generation (kernels/gemm_common.h): grid x = N tiles / (WV*NPW),
+// y = SK splits of the 64-K blocks, z = M / (16*MB); each warp owns NPW 16-row tiles of the
+// block's K range. The block's warps read the same activation fragments at the same time, so the
+// activations (written by the previous kernel, read only after the PDL wait) go through L1.
+// Group scales are exact: the A registers hold the codes (exact in f16, bf16 and int8), each
+// 128-K group's products accumulate in a per-group partial (f32 for 16-bit activations, int32
+// for int8) promoted once with its f32 scale, as the sm90a generation does. Split-K:
+// kernels/splitk.h (deterministic).
+//
+// Config (kernels/config.hpp is_valid_ldg): R4_WV warps per block, R4_SK, R4_MB, R4_NPW, R4_NT
+// (L2 evict-first weight loads), R4_ST = 64-K blocks per register batch.
+#ifndef R4_KERNELS_NV_GEMM_W4_LDG_H
+#define R4_KERNELS_NV_GEMM_W4_LDG_H
+
+#include "kernels/nv/mma_sm80.h"
+#include "kernels/splitk.h"
+#include "quant/layout/sm80.h"
+
+#ifndef R4_ST
+#error "R4_ST (64-K blocks per register batch) must be defined for the ldg generation"
+#endif
+#ifndef R4_ACT_KIND
+#error "R4_ACT_KIND (0 f16, 1 bf16, 2 int8 activations) must be defined"
+#endif
+#ifndef R4_BROKEN_SCALE
+#define R4_BROKEN_SCALE 0  // TEST ONLY: 1 reads the next group's scale (a kernel the checks must catch)
+#endif
+#ifndef R4_TEST_PDL_LATE_WAIT
+#define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
+#endif
+
+#define R4L_MSUB (2 * R4_MB)                   // 8-row activation sub-tiles per block
+#define R4L_AV (R4_ACT_KIND == 2 ? 1 : 2)      // 16-byte activation vectors per lane per block
+#define R4L_BPB (R4_ACT_KIND == 2 ? 64 : 128)  // activation bytes per row per 64-K block
+// int8: the A bytes are 16*code (dequant_s8), so the scale carries 1/16; 16-bit: the codes.
+#define R4L_CODE_SCALE (R4_ACT_KIND == 2 ? 0.0625f : 1.0f)
+
+#if R4_ACT_KIND == 2
+typedef i32 r4l_part_t;
+#else
+typedef float r4l_part_t;
+#endif
+
+// One batch of a warp's loads: R4_ST consecutive 64-K blocks of its NPW tiles (one 16-byte
+// fragment per lane each), the scale dwords of rows g and g+8 of each block's group, and the
+// lane's activation bytes of each block for every live 8-row sub-tile.
+struct R4LBatch {
+  u32x4 w[R4_ST][R4_NPW];
+  u32 s[R4_ST][R4_NPW][2];
+  u32x4 a[R4_ST][R4L_MSUB][R4L_AV];
+};
+
+// The weight part of a batch (no kernel writes weights: it may be issued before the PDL wait).
+// Blocks past the split's end are clamped to its last block (their math is skipped).
+__device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4_NPW],
+                                        const u32* const (&sp)[R4_NPW], int kb0, int kb_last,
+                                        int G, int g) {
+#pragma unroll
+  for (int u = 0; u < R4_ST; ++u) {
+    const int kb = min(kb0 + u, kb_last);
+    const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
+#pragma unroll
+    for (int p = 0; p < R4_NPW; ++p) {
+      b.w[u][p] = r4_ld_weight<R4_NT>(wp[p] + (i64)kb * 32);
+      b.s[u][p][0] = r4_ld_u32(sp[p] + grp * 16 + g);
+      b.s[u][p][1] = r4_ld_u32(sp[p] + grp * 16 + g + 8);
+    }
+  }
+}
+
+// The activation part: `arow[j]` is the lane's row of sub-tile j (clamped to the last live row:
+// a row past M only feeds output columns that are never stored), already offset by its 16 * t
+// (int8) or 32 * t (16-bit) bytes. Sub-tiles with no live row are not loaded (`live`).
+__device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_MSUB], int live,
+                                     int kb0, int kb_last) {
+#pragma unroll
+  for (int u = 0; u < R4_ST; ++u) {
+    const int kb = min(kb0 + u, kb_last);
+#pragma unroll
+    for (int j = 0; j < R4L_MSUB; ++j)
+      if (j < live)
+#pragma unroll
+        for (int v = 0; v < R4L_AV; ++v) b.a[u][j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
+  }
+}
+
+// The math of one batch: blocks kb0 .. kb0 + R4_ST - 1 that are < kb_end; each group's partial
+// is promoted at its last block in this split.
+__device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int live,
+                                   r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
+                                   float (&acc)[R4_NPW][R4L_MSUB][4]) {
+#pragma unroll
+  for (int u = 0; u < R4_ST; ++u) {
+    const int kb = kb0 + u;
+    if (kb < kb_end) {  // uniform
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p) {
+#if R4_ACT_KIND == 2
+        u32 a0[4], a1[4];
+        r4nv::dequant_s8(b.w[u][p].x, b.w[u][p].y, a0);  // k32 step 0
+        r4nv::dequant_s8(b.w[u][p].z, b.w[u][p].w, a1);  // k32 step 1
+#pragma unroll
+        for (int j = 0; j < R4L_MSUB; ++j)
+          if (j < live) {
+            r4nv::mma_s8(part[p][j], a0, b.a[u][j][0].x, b.a[u][j][0].y);
+            r4nv::mma_s8(part[p][j], a1, b.a[u][j][0].z, b.a[u][j][0].w);
+          }
+#else
+        const u32 w4[4] = {b.w[u][p].x, b.w[u][p].y, b.w[u][p].z, b.w[u][p].w};
+#pragma unroll
+        for (int s = 0; s < 4; ++s) {
+          u32 af[4];
+#if R4_ACT_KIND == 1
+          r4nv::dequant_bf16_codes(w4[s], af);
+#else
+          r4nv::dequant_f16_codes(w4[s], af);
+#endif
+#pragma unroll
+          for (int j = 0; j < R4L_MSUB; ++j)
+            if (j < live) {
+              // The layout's k-permutation on the activations (quant/layout/sm80.h): dwords 2s and
+              // 2s+1 of the lane's 16 k hold k 4s..4s+3; b0 = (4s, 4s+2), b1 = (4s+1, 4s+3).
+              const u32x4& h = b.a[u][j][s >> 1];
+              const u32 lo = (s & 1) ? h.z : h.x;
+              const u32 hi = (s & 1) ? h.w : h.y;
+              const u32 b0 = r4nv::prmt(lo, hi, 0x5410u);
+              const u32 b1 = r4nv::prmt(lo, hi, 0x7632u);
+#if R4_ACT_KIND == 1
+              r4nv::mma_bf16(part[p][j], af, b0, b1);
+#else
+              r4nv::mma_f16(part[p][j], af, b0, b1);
+#endif
+            }
+        }
+#endif
+      }
+      if ((kb & 1) || kb + 1 == kb_end) {  // the end of a 128-K group or of the split
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p) {
+          const float w0 = r4_f16_to_f32(b.s[u][p][0]) * R4L_CODE_SCALE;
+          const float w1 = r4_f16_to_f32(b.s[u][p][1]) * R4L_CODE_SCALE;
+#pragma unroll
+          for (int j = 0; j < R4L_MSUB; ++j) {
+            acc[p][j][0] = fmaf((float)part[p][j][0], w0, acc[p][j][0]);
+            acc[p][j][1] = fmaf((float)part[p][j][1], w0, acc[p][j][1]);
+            acc[p][j][2] = fmaf((float)part[p][j][2], w1, acc[p][j][2]);
+            acc[p][j][3] = fmaf((float)part[p][j][3], w1, acc[p][j][3]);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) part[p][j][e] = 0;
+          }
+        }
+      }
+    }
+  }
+}
+
+// act: [M, K] f16/bf16 bits (R4_ACT_KIND 0/1) or int8 (2); sa: [M] f32 row scales (int8 only).
+__device__ inline void r4l_gemm(const void* __restrict__ act, const float* __restrict__ sa,
+                                const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
+                                u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
+  if (R4_PDL_TRIGGER == 1) r4_pdl_launch_dependents();
+  const int lane = r4_lane();
+  const int warp = (int)(threadIdx.x >> 5);
+  const int g = lane >> 2;
+  const int t = lane & 3;
+  const int ntiles = N >> 4;
+  const int KB = K >> 6;
+  const int G = K >> 7;
+  const int tile_base = ((int)blockIdx.x * R4_WV + warp) * R4_NPW;
+  const int kb_begin = (int)(((i64)blockIdx.y * KB) / R4_SK);
+  const int kb_end = (int)(((i64)(blockIdx.y + 1) * KB) / R4_SK);
+  const int m_base = (int)blockIdx.z * R4_MB * 16;
+  const int live = min(R4L_MSUB, (M - m_base + 7) >> 3);  // sub-tiles with a live row
+
+  const u32x4* wp[R4_NPW];
+  const u32* sp[R4_NPW];
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p) {
+    const int tile = min(tile_base + p, ntiles - 1);  // idle warps re-read a valid tile
+    wp[p] = wq + (i64)tile * KB * 32 + lane;
+    sp[p] = wsz + (i64)tile * G * 16;
+  }
+  const char* arow[R4L_MSUB];
+#pragma unroll
+  for (int j = 0; j < R4L_MSUB; ++j) {
+    const int row = min(m_base + 8 * j + g, M - 1);
+    arow[j] = static_cast<const char*>(act) + (i64)row * K * (R4_ACT_KIND == 2 ? 1 : 2) +
+              (R4_ACT_KIND == 2 ? 16 : 32) * t;
+  }
+
+  float acc[R4_NPW][R4L_MSUB][4];
+  r4l_part_t part[R4_NPW][R4L_MSUB][4];
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+    for (int j = 0; j < R4L_MSUB; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        acc[p][j][e] = 0.0f;
+        part[p][j][e] = 0;
+      }
+
+  // Prologue, shaped for programmatic dependent launch: the first batch's weights, then the wait
+  // for the previous kernel (it may still be writing the activations), then its activations.
+  const int kb_last = kb_end - 1;
+  R4LBatch b0, b1;
+  r4l_load_weights(b0, wp, sp, kb_begin, kb_last, G, g);
+  if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
+  r4l_load_acts(b0, arow, live, kb_begin, kb_last);
+  if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
+
+  // Ping-pong: the next batch's loads go out before this batch's math waits on its own.
+  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += 2 * R4_ST) {
+    const int k1 = kb0 + R4_ST;
+    if (k1 < kb_end) {
+      r4l_load_weights(b1, wp, sp, k1, kb_last, G, g);
+      r4l_load_acts(b1, arow, live, k1, kb_last);
+    }
+    r4l_compute(b0, kb0, kb_end, live, part, acc);
+    if (k1 >= kb_end) break;
+    const int k2 = k1 + R4_ST;
+    if (k2 < kb_end) {
+      r4l_load_weights(b0, wp, sp, k2, kb_last, G, g);
+      r4l_load_acts(b0, arow, live, k2, kb_last);
+    }
+    r4l_compute(b1, k1, kb_end, live, part, acc);
+  }
+  if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
+
+  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
+#pragma unroll
+  for (int j = 0; j < R4L_MSUB; ++j) {
+    const int m = m_base + 8 * j + 2 * t;
+#if R4_ACT_KIND == 2
+    const float sa0 = m < M ? sa[m] : 0.0f;
+    const float sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
+#else
+    const float sa0 = 1.0f, sa1 = 1.0f;
+#endif
+#pragma unroll
+    for (int p = 0; p < R4_NPW; ++p) {
+      if (tile_base + p < ntiles) {
+        const int n0 = (tile_base + p) * 16 + g;
+        o.put(m, n0, acc[p][j][0] * sa0);
+        o.put(m + 1, n0, acc[p][j][1] * sa1);
+        o.put(m, n0 + 8, acc[p][j][2] * sa0);
+        o.put(m + 1, n0 + 8, acc[p][j][3] * sa1);
+      }
+    }
+  }
+  r4_splitk_finish(o, ws, (int)blockIdx.x * R4_WV * R4_NPW * 16, R4_WV * R4_NPW * 16, m_base,
+                   R4_MB * 16);
+}
+
+#endif  // R4_KERNELS_NV_GEMM_W4_LDG_H
