@@ -42,11 +42,12 @@ std::string emit_python(const db::Store& store, db::Id run) {
   out +=
       "# (N, K) -> [(M limit, config)] in ascending M, measured at each band's top M. A config\n"
       "# is the mma_sync generation's (WV, SK, MB, NPW, NT), the seeds' tuple, or a tuple that\n"
-      "# starts with its generation's name, (\"sm90a\", WV, SK, MB, NPW, NT, ST); _CFG_KNOBS\n"
-      "# gives each generation's knob order.\n"
+      "# starts with its generation's name, (\"sm90a\" or \"ldg\", WV, SK, MB, NPW, NT, ST);\n"
+      "# _CFG_KNOBS gives each generation's knob order.\n"
       "# Trailing comments: speedup over block-fp8 at the lowest .. the highest band.\n"
       "_CFG_KNOBS: dict = {\"mma_sync\": (\"WV\", \"SK\", \"MB\", \"NPW\", \"NT\"), "
-      "\"sm90a\": (\"WV\", \"SK\", \"MB\", \"NPW\", \"NT\", \"ST\")}\n";
+      "\"sm90a\": (\"WV\", \"SK\", \"MB\", \"NPW\", \"NT\", \"ST\"), "
+      "\"ldg\": (\"WV\", \"SK\", \"MB\", \"NPW\", \"NT\", \"ST\")}\n";
   for (const KernelTable& k : t.tables) {
     out += fmt::format("\n# {}, dtype {}\n{}: dict = {{\n", k.kernel, k.dtype, k.python_name);
     for (const ShapeTable& s : k.shapes) {

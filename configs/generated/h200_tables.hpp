@@ -4,7 +4,7 @@
 // whose limit is >= M serves M. A shape with no rows is declined, never guessed. GEN is the kernel
 // generation that won the band (kernels/config.hpp): 0 = mma_sync, whose config is the seeds'
 // (WV, SK, MB, NPW, NT) and ST = 0; 1 = sm90a, whose config is (WV, SK, MB, NPW, NT, ST), ST its
-// shared-memory ring stages.
+// shared-memory ring stages; 2 = ldg, the same six knobs, ST its 64-K blocks per register batch.
 #pragma once
 
 #include <cstddef>
@@ -13,8 +13,8 @@
 #define R4D_TABLE_ROW_DEFINED
 struct r4d_table_row {
   int n, k, m_limit, wv, sk, mb, npw, nt;
-  int gen = 0;  // 0: mma_sync, 1: sm90a (rows of 8 integers, from before generations, are 0)
-  int st = 0;   // sm90a ring stages; 0 in generation 0
+  int gen = 0;  // 0: mma_sync, 1: sm90a, 2: ldg (rows of 8 integers, from before generations: 0)
+  int st = 0;   // sm90a ring stages, ldg batch blocks; 0 in generation 0
 };
 
 // The generated tables' static checks: configs in range, bands ascending within each shape.
@@ -25,7 +25,7 @@ constexpr bool r4d_table_rows_valid(const r4d_table_row (&rows)[N]) {
     if (r.n <= 0 || r.k <= 0 || r.m_limit <= 0) return false;
     if (r.wv < 1 || r.wv > 64 || r.sk < 1 || r.sk > 64 || r.mb < 1 || r.mb > 64) return false;
     if (r.npw < 1 || r.npw > 64 || (r.nt != 0 && r.nt != 1)) return false;
-    if (r.gen != 0 && r.gen != 1) return false;
+    if (r.gen < 0 || r.gen > 2) return false;
     if (r.gen == 0 ? r.st != 0 : (r.st < 1 || r.st > 64)) return false;
     if (i > 0 && rows[i - 1].n == r.n && rows[i - 1].k == r.k && rows[i - 1].m_limit >= r.m_limit)
       return false;

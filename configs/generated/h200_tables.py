@@ -2,10 +2,10 @@
 # spec 'dflash', run status complete, r4tune 0.1.0 (git f6c59191e258).
 # (N, K) -> [(M limit, config)] in ascending M, measured at each band's top M. A config
 # is the mma_sync generation's (WV, SK, MB, NPW, NT), the seeds' tuple, or a tuple that
-# starts with its generation's name, ("sm90a", WV, SK, MB, NPW, NT, ST); _CFG_KNOBS
-# gives each generation's knob order.
+# starts with its generation's name, ("sm90a" or "ldg", WV, SK, MB, NPW, NT, ST);
+# _CFG_KNOBS gives each generation's knob order.
 # Trailing comments: speedup over block-fp8 at the lowest .. the highest band.
-_CFG_KNOBS: dict = {"mma_sync": ("WV", "SK", "MB", "NPW", "NT"), "sm90a": ("WV", "SK", "MB", "NPW", "NT", "ST")}
+_CFG_KNOBS: dict = {"mma_sync": ("WV", "SK", "MB", "NPW", "NT"), "sm90a": ("WV", "SK", "MB", "NPW", "NT", "ST"), "ldg": ("WV", "SK", "MB", "NPW", "NT", "ST")}
 
 # gemm_w4a16_nt, dtype w4a16
 _CFG: dict = {

@@ -3,10 +3,10 @@
 # notes: SYNTHETIC: replay/synthetic fixture for testing emit/report; not a measurement. Baselines bf16/fp8_block are the H200 peer numbers of shared/bench/h200-peers-2026-11-29.csv; candidate times come from a roofline model (tests/fixtures/synthetic_fixture.cpp); floors are the H200 numbers of shared/bench/h200-floors-2026-11-30.md and step times are sums of the above.
 # (N, K) -> [(M limit, config)] in ascending M, measured at each band's top M. A config
 # is the mma_sync generation's (WV, SK, MB, NPW, NT), the seeds' tuple, or a tuple that
-# starts with its generation's name, ("sm90a", WV, SK, MB, NPW, NT, ST); _CFG_KNOBS
-# gives each generation's knob order.
+# starts with its generation's name, ("sm90a" or "ldg", WV, SK, MB, NPW, NT, ST);
+# _CFG_KNOBS gives each generation's knob order.
 # Trailing comments: speedup over block-fp8 at the lowest .. the highest band.
-_CFG_KNOBS: dict = {"mma_sync": ("WV", "SK", "MB", "NPW", "NT"), "sm90a": ("WV", "SK", "MB", "NPW", "NT", "ST")}
+_CFG_KNOBS: dict = {"mma_sync": ("WV", "SK", "MB", "NPW", "NT"), "sm90a": ("WV", "SK", "MB", "NPW", "NT", "ST"), "ldg": ("WV", "SK", "MB", "NPW", "NT", "ST")}
 
 # gemm_w4a16_nt, dtype w4a16
 _CFG: dict = {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "kernels/family.hpp"
@@ -21,7 +22,7 @@ static_assert([] {
 TEST(Config, SpaceIsModerateAndValid) {
   for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt}) {
     const auto space = config_space(id, sm90);
-    std::size_t per_gen[2] = {0, 0};
+    std::size_t per_gen[3] = {0, 0, 0};
     std::set<std::string> seen;
     for (const auto& c : space) {
       EXPECT_TRUE(is_valid(id, c, sm90));
@@ -29,18 +30,28 @@ TEST(Config, SpaceIsModerateAndValid) {
       ++per_gen[c.gen];
       if (c.gen == kGenMmaSync)
         EXPECT_GT(pipeline_stages(id, c), 0);
-      else
+      else if (c.gen == kGenSm90a)
         EXPECT_LE(sm90a_shared_bytes(id, c), kSm90aSharedLimit);
+      else
+        EXPECT_EQ(launch_dims(id, c, sm90, {3072, 5120, 8}).shared_bytes, 0u);  // ldg: registers
     }
     // Each generation's space stays moderate: every config is compiled, verified and raced.
     EXPECT_GT(per_gen[0], 100u);
     EXPECT_LE(per_gen[0], 400u);
     EXPECT_GT(per_gen[1], 100u);
     EXPECT_LE(per_gen[1], 400u);
+    EXPECT_GT(per_gen[2], 50u);
+    EXPECT_LE(per_gen[2], 400u);
   }
-  // The sm90a generation only where the device has wgmma (compute capability 9.x).
+  // The sm90a generation only where the device has wgmma (compute capability 9.x); the ldg
+  // generation on every NVIDIA target with mma.sync.
   const gpu::Arch sm89{gpu::Vendor::nvidia, "sm_89", 8, 9};
-  for (const auto& c : config_space(KernelId::gemm_w4a8_nt, sm89)) EXPECT_EQ(c.gen, kGenMmaSync);
+  std::size_t ldg89 = 0;
+  for (const auto& c : config_space(KernelId::gemm_w4a8_nt, sm89)) {
+    EXPECT_NE(c.gen, kGenSm90a);
+    ldg89 += c.gen == kGenLdg ? 1 : 0;
+  }
+  EXPECT_GT(ldg89, 50u);
 }
 
 TEST(Config, ShapeLimits) {
@@ -60,12 +71,16 @@ TEST(Config, ShapeLimits) {
 TEST(Config, AmdTargetsWithAMatrixPathHaveTheFullSpace) {
   // gfx11 / gfx12 WMMA (wave32) and gfx942 MFMA (wave64) share the ranges; WV counts the target's
   // own waves, so a gfx942 block is WV x 64 work-items.
-  // The comparison is with sm_89, which has the mma.sync generation only, as AMD targets do.
+  // The comparison is with sm_89's mma.sync generation, the one AMD targets have.
   const gpu::Arch sm89{gpu::Vendor::nvidia, "sm_89", 8, 9};
   for (const char* a : {"gfx1100", "gfx1200", "gfx1201", "gfx942"}) {
     const auto arch = gpu::Arch::from(a);
-    for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt})
-      EXPECT_EQ(config_space(id, arch).size(), config_space(id, sm89).size()) << a;
+    for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt}) {
+      const auto nv = config_space(id, sm89);
+      const auto mma_sync = std::count_if(nv.begin(), nv.end(),
+                                          [](const Config& c) { return c.gen == kGenMmaSync; });
+      EXPECT_EQ(config_space(id, arch).size(), static_cast<std::size_t>(mma_sync)) << a;
+    }
     EXPECT_EQ(config_space(KernelId::quant_act, arch).size(), 1u);
   }
   const auto mi300 = gpu::Arch::from("gfx942");

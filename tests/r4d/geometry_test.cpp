@@ -37,10 +37,13 @@ TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
           ASSERT_EQ(got.block, want.block.x);
           ASSERT_EQ(got.shared, want.shared_bytes);
           ASSERT_EQ(r4d::detail::workspace_bytes(c, m, n), rk::workspace_bytes(id, kc, s));
-          // What config_for checks (a mma_sync config on sm_80 and sm_90, an sm90a one on sm_90)
-          // accepts every config valid on sm_90; the sm90a generation is not valid on sm_80.
+          // What config_for checks (a mma_sync or ldg config on sm_80 and sm_90, an sm90a one on
+          // sm_90) accepts every config valid on sm_90; the sm90a generation is not valid on sm_80.
           ASSERT_TRUE(r4d::detail::valid_for_build(id, c, s));
-          ASSERT_EQ(rk::is_valid(id, kc, sm80, s), kc.gen == rk::kGenMmaSync);
+          ASSERT_EQ(rk::is_valid(id, kc, sm80, s), kc.gen != rk::kGenSm90a);
+          if (kc.gen == rk::kGenLdg) {
+            ASSERT_EQ(got.shared, 0u);
+          }
           if (kc.gen == rk::kGenSm90a) {
             ASSERT_EQ(got.block, static_cast<unsigned>(kc.wv * 32 + 128));
             ASSERT_EQ(got.shared, r4d::detail::sm90a_opt_in_bytes(id, c));

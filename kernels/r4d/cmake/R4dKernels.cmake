@@ -44,9 +44,9 @@ function(_r4d_parse_rows header out_w4a16 out_w4a8)
         list(APPEND f 0 0)
       endif()
       list(GET f 8 gen)
-      if(NOT gen EQUAL 0 AND NOT gen EQUAL 1)
-        message(FATAL_ERROR "r4d: ${header}: kernel generation ${gen} (0 mma_sync or 1 sm90a "
-                            "expected): ${line}")
+      if(NOT gen EQUAL 0 AND NOT gen EQUAL 1 AND NOT gen EQUAL 2)
+        message(FATAL_ERROR "r4d: ${header}: kernel generation ${gen} (0 mma_sync, 1 sm90a or "
+                            "2 ldg expected): ${line}")
       endif()
       string(REPLACE ";" ":" row "${f}")
       if(current STREQUAL "gemm_w4a16_nt_w4a16")
@@ -178,6 +178,10 @@ function(r4d_generate_kernels)
         # Generation and ST first, as kernels/family.cpp compile_request orders the defines.
         set(entry "r4d_${kind}_sm90a_${wv}_${sk}_${mb}_${npw}_${nt}_${st}")
         set(defs "#define R4_GEN 1\n#define R4_ST ${st}\n")
+      elseif(gen EQUAL 2)
+        # The ldg generation: compiled for R4D_CUDA_ARCHITECTURES like mma_sync (sm_80+).
+        set(entry "r4d_${kind}_ldg_${wv}_${sk}_${mb}_${npw}_${nt}_${st}")
+        set(defs "#define R4_GEN 2\n#define R4_ST ${st}\n")
       else()
         # The names from before generations, unchanged.
         set(entry "r4d_${kind}_${wv}_${sk}_${mb}_${npw}_${nt}")

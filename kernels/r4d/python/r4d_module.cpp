@@ -59,12 +59,12 @@ void launch(const char* what, ptr stream, F&& f) {
     throw std::runtime_error(std::string("r4d.") + what + ": " + std::string(r4d::to_string(st)));
 }
 
-// "mma_sync" / "sm90a" -> the generation (r4d::kGenMmaSync / kGenSm90a).
+// "mma_sync" / "sm90a" / "ldg" -> the generation (r4d::kGenMmaSync / kGenSm90a / kGenLdg).
 int generation_arg(const std::string& name) {
-  for (int g : {r4d::kGenMmaSync, r4d::kGenSm90a})
+  for (int g : {r4d::kGenMmaSync, r4d::kGenSm90a, r4d::kGenLdg})
     if (r4d::generation_name(g) == name) return g;
   throw py::value_error("r4d: unknown kernel generation '" + name +
-                        "' (expected 'mma_sync' or 'sm90a')");
+                        "' (expected 'mma_sync', 'sm90a' or 'ldg')");
 }
 
 // A config as the emitted _CFG writes it: (WV, SK, MB, NPW, NT) for mma_sync, ("sm90a", WV, SK,
@@ -93,7 +93,7 @@ r4d::Config config_from_tuple(const py::tuple& c) {
             c[4].cast<int>()};
   if (c.empty() || !py::isinstance<py::str>(c[0])) throw bad();
   const int gen = generation_arg(c[0].cast<std::string>());
-  const std::size_t knobs = gen == r4d::kGenSm90a ? 6 : 5;
+  const std::size_t knobs = gen == r4d::kGenMmaSync ? 5 : 6;
   if (c.size() != knobs + 1) throw bad();
   r4d::Config out{c[1].cast<int>(),
                   c[2].cast<int>(),
@@ -102,7 +102,7 @@ r4d::Config config_from_tuple(const py::tuple& c) {
                   c[5].cast<int>(),
                   gen,
                   0};
-  if (gen == r4d::kGenSm90a) out.st = c[6].cast<int>();
+  if (gen != r4d::kGenMmaSync) out.st = c[6].cast<int>();
   return out;
 }
 

@@ -56,8 +56,8 @@ struct CompiledKernel {
   return a;
 }
 
-// Whether a config is one the build's targets can run for the shape: a mma_sync config on both
-// sm_80 and sm_90 (R4D_CUDA_ARCHITECTURES 80;90; is_valid answers the same for both), an sm90a
+// Whether a config is one the build's targets can run for the shape: a mma_sync or ldg config on
+// both sm_80 and sm_90 (R4D_CUDA_ARCHITECTURES 80;90; is_valid answers the same for both), an sm90a
 // config on sm_90 (compute capability 9.x; it is compiled for sm_90a). What config_for checks.
 [[nodiscard]] constexpr bool valid_for_build(KernelId id, const Config& c,
                                              const r4::kernels::Shape& s) {
@@ -89,6 +89,7 @@ struct Dims {
     d.shared = static_cast<unsigned>(r4::kernels::sm90a_shared_bytes(id, kc));
     return d;
   }
+  if (c.gen == r4::kernels::kGenLdg) return d;  // registers only: no dynamic shared memory
   const std::int64_t rows = std::min<std::int64_t>(c.mb * 16, (m + 7) / 8 * 8);
   d.shared = static_cast<unsigned>(
       r4::kernels::shared_bytes(id, kc, r4::kernels::pipeline_stages(id, kc), rows));

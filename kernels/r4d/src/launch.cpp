@@ -218,7 +218,7 @@ bool has_kernels() {
 
 bool has_generation(int gen) {
   if (!has_kernels()) return false;
-  if (gen == kGenMmaSync) return true;
+  if (gen == kGenMmaSync || gen == kGenLdg) return true;
   return gen == kGenSm90a && R4D_SM90A != 0;
 }
 

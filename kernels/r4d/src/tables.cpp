@@ -14,6 +14,7 @@ static_assert(r4d::GEMM_W4A8_GROUP == r4::kernels::kGroup);
 static_assert(r4d::GEMM_W4_MAX_M == r4::kernels::kMaxM);
 static_assert(r4d::kGenMmaSync == r4::kernels::kGenMmaSync);
 static_assert(r4d::kGenSm90a == r4::kernels::kGenSm90a);
+static_assert(r4d::kGenLdg == r4::kernels::kGenLdg);
 
 // A header from a run with no w4a8 (or no w4a16) winners has no array of that name; qualified
 // lookup then falls through to this using-directive and finds `missing` instead.
@@ -41,7 +42,7 @@ constexpr Table as_table(table_fallback::missing) {
 }
 
 // Every row valid for its kernel at its band's top M (clamped MB for lower M is checked at
-// lookup): an mma_sync row on both build arches, an sm90a row on sm_90 (its only arch). This is
+// lookup): an mma_sync or ldg row on both build arches, an sm90a row on sm_90 (its only arch). This is
 // kernels/config.hpp's is_valid, generation and ST included, evaluated by the compiler.
 constexpr bool row_valid(KernelId id, const r4d_table_row& r, int major) {
   r4::gpu::Arch a;
@@ -54,7 +55,7 @@ constexpr bool row_valid(KernelId id, const r4d_table_row& r, int major) {
 template <int N>
 constexpr bool rows_valid(KernelId id, const r4d_table_row (&rows)[N]) {
   for (const auto& r : rows)
-    if (!row_valid(id, r, 9) || (r.gen == r4::kernels::kGenMmaSync && !row_valid(id, r, 8)))
+    if (!row_valid(id, r, 9) || (r.gen != r4::kernels::kGenSm90a && !row_valid(id, r, 8)))
       return false;
   return true;
 }
@@ -103,6 +104,8 @@ std::string_view generation_name(int gen) {
       return "mma_sync";
     case kGenSm90a:
       return "sm90a";
+    case kGenLdg:
+      return "ldg";
     default:
       return "";
   }

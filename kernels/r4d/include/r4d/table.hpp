@@ -19,8 +19,8 @@
 #define R4D_TABLE_ROW_DEFINED
 struct r4d_table_row {
   int n, k, m_limit, wv, sk, mb, npw, nt;
-  int gen = 0;  // 0: mma_sync, 1: sm90a (rows of 8 integers, from before generations, are 0)
-  int st = 0;   // sm90a ring stages; 0 in generation 0
+  int gen = 0;  // 0: mma_sync, 1: sm90a, 2: ldg (rows of 8 integers, from before generations: 0)
+  int st = 0;   // sm90a ring stages, ldg batch blocks; 0 in generation 0
 };
 
 // The generated tables' static checks: configs in range, bands ascending within each shape.
@@ -31,7 +31,7 @@ constexpr bool r4d_table_rows_valid(const r4d_table_row (&rows)[N]) {
     if (r.n <= 0 || r.k <= 0 || r.m_limit <= 0) return false;
     if (r.wv < 1 || r.wv > 64 || r.sk < 1 || r.sk > 64 || r.mb < 1 || r.mb > 64) return false;
     if (r.npw < 1 || r.npw > 64 || (r.nt != 0 && r.nt != 1)) return false;
-    if (r.gen != 0 && r.gen != 1) return false;
+    if (r.gen < 0 || r.gen > 2) return false;
     if (r.gen == 0 ? r.st != 0 : (r.st < 1 || r.st > 64)) return false;
     if (i > 0 && rows[i - 1].n == r.n && rows[i - 1].k == r.k && rows[i - 1].m_limit >= r.m_limit)
       return false;
@@ -45,6 +45,7 @@ namespace r4d {
 // Kernel generations (kernels/config.hpp): the values of r4d_table_row::gen and Config::gen.
 inline constexpr int kGenMmaSync = 0;  // mma.sync, sm_80+; the seeds' 5-tuple
 inline constexpr int kGenSm90a = 1;    // bulk-copy ring + wgmma, compiled for sm_90a (cc 9.0)
+inline constexpr int kGenLdg = 2;      // register batches straight from global memory, sm_80+
 
 // (WV, SK, MB, NPW, NT), the seeds' order: warps per block, split-K factor, 16-row M tiles per
 // block, 16-row N tiles per warp, evict-first weight loads (0/1); then the kernel generation and,
@@ -62,7 +63,7 @@ struct Config {
   friend constexpr bool operator==(const Config&, const Config&) = default;
 };
 
-// "mma_sync" / "sm90a" (the names `r4tune emit` writes), "" for any other value.
+// "mma_sync" / "sm90a" / "ldg" (the names `r4tune emit` writes), "" for any other value.
 [[nodiscard]] std::string_view generation_name(int gen);
 // "(WV, SK, MB, NPW, NT)" for mma_sync, "sm90a(WV, SK, MB, NPW, NT, ST)" for sm90a
 // (kernels/config.hpp to_string's form).
