@@ -16,9 +16,19 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
+// Each timed replay follows an untimed one that is still running when the timed one is enqueued,
+// so the GPU never waits for the host to submit the timed graph. Sampled one at a time from an
+// idle GPU, the host's submission was inside the events: the sweep (its host busy compiling)
+// stored a 0.69 us launch floor and small-shape read floors 0.2-0.3 us above r4kern's on the
+// same H200 (0.51 us; docs/PERF.md, session 6). The races are not affected: they enqueue many
+// samples back to back and collect them with one wait.
 std::vector<double> sample(GraphTimer& t, int n) {
   std::vector<double> out;
-  for (int i = 0; i < n; ++i) out.push_back(t.sample_us());
+  for (int i = 0; i < n; ++i) {
+    t.launch_untimed();
+    t.enqueue_timed();
+    out.push_back(t.collect_us());
+  }
   return out;
 }
 
