@@ -13,11 +13,11 @@ for line in sys.stdin:
         if key in r:
             print(key, round(statistics.median(r[key]["samples"]), 3), r[key].get("detail", "")[:90])
 '; }
-for ceiling in true false; do
+for open in '"ceiling":true,"fresh_context":false' '"ceiling":true,"fresh_context":true' '"ceiling":false'; do
   for shape in "256 5120" "1280 5120"; do
     set -- $shape
-    echo "== worker: ceiling at open $ceiling, N=$1 K=$2"
-    printf '%s\n' "{\"op\":\"open\",\"device\":0,\"ceiling\":$ceiling}" "{\"op\":\"shape\",\"n\":$1,\"k\":$2}" \
+    echo "== worker: open with $open, N=$1 K=$2"
+    printf '%s\n' "{\"op\":\"open\",\"device\":0,$open}" "{\"op\":\"shape\",\"n\":$1,\"k\":$2}" \
       '{"op":"floors","launch":true}' '{"op":"floors","launch":true}' | timeout 120 $B/r4tune worker | med
   done
 done

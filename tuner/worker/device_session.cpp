@@ -141,6 +141,18 @@ struct Session {
       out["ceiling_gbps_best"] = ceil.gbps_best;
       out["ceiling_bytes"] = ceil.bytes;
       out["ceiling_samples"] = ceil.samples;
+      // A fresh context after the ceiling: in the context that measured it, every later launch
+      // took ~0.18 us longer (H200, 2026-12-01, scripts/device/floors_worker.sh: the launch floor
+      // 0.686 against 0.508 us, the 256x5120 read floor 1.887 against 1.709 us, in the same
+      // worker with and without the ceiling at open), and so did every time the sweep stored.
+      if (r.value("fresh_context", true)) {
+        verifier.reset();
+        stream.reset();
+        ctx.reset();
+        ctx = backend->open(dev);
+        stream = ctx->create_stream();
+        verifier = std::make_unique<kernels::Verifier>(*backend, *ctx, *stream);
+      }
     }
     return out;
   }
