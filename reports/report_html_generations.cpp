@@ -46,9 +46,10 @@ std::string html_generations_table(const ReportData& d) {
         html_escape(std::get<1>(k)), db::generation_name(std::get<2>(k)), n.compiled, n.pruned,
         n.timed.size(), n.won);
   o += "</table>\n<p class=\"muted\">Configs per kernel generation (mma_sync: the seeds' (WV, SK, "
-       "MB, NPW, NT); sm90a: bulk-copy ring and wgmma, (WV, SK, MB, NPW, NT, ST)). Both "
-       "generations of a kernel race in one group at each (shape, M); bands won counts the "
-       "winners of this run.</p>\n";
+       "MB, NPW, NT); sm90a: bulk-copy ring and wgmma, (WV, SK, MB, NPW, NT, ST); ldg: register "
+       "batches straight from global memory, (WV, SK, MB, NPW, NT, ST)). Every generation of a "
+       "kernel races in one group at each (shape, M); bands won counts the winners of this "
+       "run.</p>\n";
   return o;
 }
 
