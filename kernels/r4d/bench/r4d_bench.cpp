@@ -179,13 +179,18 @@ int main(int argc, char** argv) {
     auto via_r4d = [&](int i) {
       const auto p = [&](const DeviceBuffer& b) { return reinterpret_cast<void*>(b.get()); };
       r4d::Status st = r4d::Status::ok;
+      // Plain launches, as the tuner times and stores them. r4d's default (Pdl::automatic) is PDL
+      // on an H200: with it this bench ran r4d 3-14% under the tuner's build on the sm90a and ldg
+      // rows of the three-generation tables (2026-12-01, docs/PERF.md "r4d"), i.e. it compared
+      // overlapped launches with plain ones. A decode step with PDL is bench/chain_bench.cpp's.
+      constexpr auto plain = r4d::Pdl::off;
       if (a8) {
-        st = r4d::quant_act(p(a[i]), p(q[i]), p(sa[i]), m, r.k, rs);
+        st = r4d::quant_act(p(a[i]), p(q[i]), p(sa[i]), m, r.k, rs, plain);
         if (st == r4d::Status::ok)
           st = r4d::gemm_w4a8_nt(p(q[i]), p(sa[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, rc,
-                                 rs);
+                                 rs, plain);
       } else {
-        st = r4d::gemm_w4a16_nt(p(a[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, rc, rs);
+        st = r4d::gemm_w4a16_nt(p(a[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, rc, rs, plain);
       }
       if (refused == r4d::Status::ok) refused = st;
     };
