@@ -17,11 +17,12 @@ double median(std::vector<double> v) {
 }
 
 // Each timed replay follows an untimed one that is still running when the timed one is enqueued,
-// so the GPU never waits for the host to submit the timed graph. Sampled one at a time from an
-// idle GPU, the host's submission was inside the events: the sweep (its host busy compiling)
-// stored a 0.69 us launch floor and small-shape read floors 0.2-0.3 us above r4kern's on the
-// same H200 (0.51 us; docs/PERF.md, session 6). The races are not affected: they enqueue many
-// samples back to back and collect them with one wait.
+// so the GPU never waits for the host to submit the timed graph (floors are sampled one at a
+// time, from an idle GPU; the races enqueue many samples back to back instead). This was the
+// first suspect for the sweep's 0.69 us launch floor against r4kern's 0.51 us on the same H200;
+// it changed nothing measurable there. The cause was the worker's context after the streaming
+// ceiling (tuner/worker/device_session.cpp `open`; docs/PERF.md, session 6). Kept: it costs one
+// replay per sample and removes a dependence on the host's speed.
 std::vector<double> sample(GraphTimer& t, int n) {
   std::vector<double> out;
   for (int i = 0; i < n; ++i) {
