@@ -96,7 +96,10 @@ TEST(Generations, RangeCheckPairsGenerationAndSt) {
             std::string::npos);
   EXPECT_NE(config_range_problem(Config{4, 1, 1, 1, 0, kGenSm90a, 65}).find("1..64"),
             std::string::npos);
-  EXPECT_NE(config_range_problem(Config{4, 1, 1, 1, 0, 2, 4}).find("generation 2"),
+  EXPECT_EQ(config_range_problem(Config{4, 1, 1, 1, 0, kGenLdg, 4}), "");
+  EXPECT_NE(config_range_problem(Config{4, 1, 1, 1, 0, kGenLdg, 0}).find("ST = 0"),
+            std::string::npos);
+  EXPECT_NE(config_range_problem(Config{4, 1, 1, 1, 0, 3, 4}).find("generation 3"),
             std::string::npos);
 }
 
@@ -245,16 +248,18 @@ TEST(Generations, OlderFilesReadAsMmaSync) {
   }
 }
 
-// A v3 file is for v3 readers: an older build would take an sm90a row for an mma_sync one.
-TEST(Generations, OlderReadersRefuseAVersion3File) {
+// A file of today's schema is for v5 readers: a v2 build would take an sm90a row for an mma_sync
+// one, and a v3 or v4 build does not know the generation "ldg".
+TEST(Generations, OlderReadersRefuseAVersion5File) {
   TempDir dir;
   const std::string path = dir.file("a.db");
   { auto s = Store::open(path); }
   Connection c(path, OpenMode::read_only);
   const SchemaVersion v = read_schema_version(c);
-  EXPECT_EQ(v.compatible_version, 3);
+  EXPECT_EQ(v.compatible_version, 5);
   EXPECT_THROW(check_readable(v, 2, 1, path), SchemaError);
-  EXPECT_NO_THROW(check_readable(v, 3, 1, path));
+  EXPECT_THROW(check_readable(v, 4, 1, path), SchemaError);
+  EXPECT_NO_THROW(check_readable(v, 5, 1, path));
 }
 
 }  // namespace

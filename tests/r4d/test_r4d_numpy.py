@@ -38,7 +38,7 @@ def expected_config(table, N, K, M):
 def is_config_tuple(c):
     if len(c) == 5:
         return all(isinstance(v, int) for v in c)
-    return len(c) == 7 and c[0] == "sm90a" and all(isinstance(v, int) for v in c[1:])
+    return len(c) == 7 and c[0] in ("sm90a", "ldg") and all(isinstance(v, int) for v in c[1:])
 
 
 def check_sm90a_tables():
@@ -80,9 +80,10 @@ def check_sm90a_tables():
                 c = r4d.config_for(N, K, M, dtype=dtype)
                 assert c == r4d.config_for(N, K, M, table=tab, dtype=dtype), (N, K, M)
                 if c is not None and r4d.has_kernels() and \
-                        r4d.has_generation("sm90a" if c[0] == "sm90a" else "mma_sync"):
+                        r4d.has_generation(c[0] if isinstance(c[0], str) else "mma_sync"):
                     assert c in compiled, (dtype, N, K, M, c)
     assert r4d.has_generation("mma_sync") == r4d.has_kernels()
+    assert r4d.has_generation("ldg") == r4d.has_kernels()
     try:
         r4d.has_generation("sm91")
         raise AssertionError("generation 'sm91' was accepted")

@@ -28,7 +28,8 @@ for node in tree.body:
 # with its generation's name.
 KNOBS = values.get("_CFG_KNOBS")
 assert KNOBS == {"mma_sync": ("WV", "SK", "MB", "NPW", "NT"),
-                 "sm90a": ("WV", "SK", "MB", "NPW", "NT", "ST")}, KNOBS
+                 "sm90a": ("WV", "SK", "MB", "NPW", "NT", "ST"),
+                 "ldg": ("WV", "SK", "MB", "NPW", "NT", "ST")}, KNOBS
 
 
 def generation(cfg):

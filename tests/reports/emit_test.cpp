@@ -61,7 +61,8 @@ TEST(EmitPython, GenerationTuples) {
   const std::string py = emit_python(f.store, f.run);
   EXPECT_NE(
       py.find("\n_CFG_KNOBS: dict = {\"mma_sync\": (\"WV\", \"SK\", \"MB\", \"NPW\", \"NT\"), "
-              "\"sm90a\": (\"WV\", \"SK\", \"MB\", \"NPW\", \"NT\", \"ST\")}\n"),
+              "\"sm90a\": (\"WV\", \"SK\", \"MB\", \"NPW\", \"NT\", \"ST\"), "
+              "\"ldg\": (\"WV\", \"SK\", \"MB\", \"NPW\", \"NT\", \"ST\")}\n"),
       std::string::npos);
   std::size_t sm90a = 0;
   for (const auto& w : f.store.winners(f.run)) {

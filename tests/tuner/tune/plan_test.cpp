@@ -85,9 +85,10 @@ TEST(Plan, GenerationsAndTheirFilters) {
     return st_by_gen;
   };
   const auto all = gens_of("");
-  ASSERT_EQ(all.size(), 2u);
+  ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all.at(kernels::kGenMmaSync), (std::set<int>{0}));
   EXPECT_EQ(all.at(kernels::kGenSm90a), (std::set<int>{4, 6, 8}));
+  EXPECT_EQ(all.at(kernels::kGenLdg), (std::set<int>{2, 4}));  // ST 8: over the register estimate
   const auto sm90a = gens_of("[space.gemm_w4a8_nt]\ngen = [\"sm90a\"]\nST = [6]\n");
   ASSERT_EQ(sm90a.size(), 1u);
   EXPECT_EQ(sm90a.at(kernels::kGenSm90a), (std::set<int>{6}));
@@ -97,10 +98,10 @@ TEST(Plan, GenerationsAndTheirFilters) {
   const auto mma = gens_of("[space.gemm_w4a8_nt]\ngen = [0]\n");
   EXPECT_EQ(mma.size(), 1u);
   EXPECT_TRUE(mma.count(kernels::kGenMmaSync));
-  // sm_80 has no sm90a generation at all.
+  // sm_80 has no sm90a generation at all (it has mma_sync and ldg).
   const auto spec = parse_spec(kTwoKernels, "t.toml");
   for (const auto& u : make_plan(spec, gpu::Arch::from("sm_80")).units)
-    EXPECT_EQ(u.config.gen, kernels::kGenMmaSync);
+    EXPECT_NE(u.config.gen, kernels::kGenSm90a);
 }
 
 TEST(Plan, InjectedFaultsAreExtraUnitsWithTheirOwnCompile) {

@@ -108,7 +108,9 @@ TEST(Spec, SpaceGenerationAndStages) {
                 .gen,
             (std::vector<int>{1}));
   const std::string space = std::string(kMinimal) + "[space.gemm_w4a16_nt]\n";
-  EXPECT_NE(error_of(space + "gen = [2]\n").find("space.gemm_w4a16_nt.gen"), std::string::npos);
+  EXPECT_EQ(parse_spec(space + "gen = [\"ldg\", 2]\n", "t.toml").space.at("gemm_w4a16_nt").gen,
+            (std::vector<int>{2, 2}));
+  EXPECT_NE(error_of(space + "gen = [3]\n").find("space.gemm_w4a16_nt.gen"), std::string::npos);
   EXPECT_NE(error_of(space + "gen = [\"sm80\"]\n").find("space.gemm_w4a16_nt.gen"),
             std::string::npos);
   EXPECT_NE(error_of(space + "gen = 1\n").find("space.gemm_w4a16_nt.gen"), std::string::npos);

@@ -111,11 +111,12 @@ TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
       EXPECT_TRUE(w.config.st == 4 || w.config.st == 6 || w.config.st == 8);
     }
   }
-  int measured[2] = {0, 0};
+  int measured[3] = {0, 0, 0};
   for (const auto& m : store.measurements(run.id))
     if (m.status != r4::db::MeasurementStatus::failed) ++measured[m.config.gen];
   EXPECT_GT(measured[r4::db::kGenMmaSync], 0);
   EXPECT_GT(measured[r4::db::kGenSm90a], 0);
+  EXPECT_GT(measured[r4::db::kGenLdg], 0);
   // The summary prints configs as kernels::to_string does.
   EXPECT_NE(r.out.find("sm90a("), std::string::npos) << r.out;
   // No measurement was taken of a candidate that failed verification.
@@ -127,13 +128,13 @@ TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
     }
   }
   EXPECT_EQ(store.integrity_check(), "ok");
-  // 2 kernels x (6 mma_sync + 12 sm90a configs of the smoke space) + 3 injected.
-  EXPECT_NE(r.out.find("39 compiled, 0 from cache"), std::string::npos) << r.out;
+  // 2 kernels x (6 mma_sync + 12 sm90a + 8 ldg configs of the smoke space) + 3 injected.
+  EXPECT_NE(r.out.find("55 compiled, 0 from cache"), std::string::npos) << r.out;
 
   // A second sweep on the warm cache compiles nothing.
   auto again = sh(sweep(kSmoke, db));
   ASSERT_EQ(again.code, 0) << again.out;
-  EXPECT_NE(again.out.find("0 compiled, 39 from cache"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("0 compiled, 55 from cache"), std::string::npos) << again.out;
 }
 
 // A candidate that passed verification but crashes the worker while being timed: the round it was
