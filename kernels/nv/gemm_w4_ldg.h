@@ -86,36 +86,6 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
   }
 }
 
-// L2 prefetch of blocks [kb, kb + n) of the warp's tiles (clipped at kb_end) and of their groups'
-// scale dwords: a tile's blocks are contiguous (512 B each) and so are its groups' scales (64 B
-// each), so this is one bulk prefetch per range on sm_90 (cp.async.bulk.prefetch.L2, issued by
-// one lane), 128-byte line prefetches spread over the lanes before it. Why: a register batch keeps
-// only ST x NPW x 512 B per warp in flight, and the registers it takes limit the warps per SM
-// (docs/PERF.md, session 6: 16-32 KiB in flight per SM against the read floor kernel's ~128 KiB);
-// a prefetch R4L_PREFETCH batches ahead puts more DRAM reads in flight without registers, and the
-// register loads then hit L2.
-#ifndef R4L_PREFETCH
-#define R4L_PREFETCH 4  // batches ahead (0: no prefetch)
-#endif
-__device__ inline void r4l_prefetch_range(const char* p, int bytes, int lane) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (lane == 0) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p), "r"(bytes) : "memory");
-#else
-  for (int o = lane * 128; o < bytes; o += 32 * 128) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p + o));
-#endif
-}
-__device__ inline void r4l_prefetch(const u32x4* const (&wp)[R4_NPW], const u32* const (&sp)[R4_NPW],
-                                    int kb, int n, int kb_end, int lane) {
-  if (R4L_PREFETCH == 0 || kb >= kb_end) return;
-  n = min(n, kb_end - kb);
-  const int g0 = kb >> 1, g1 = (kb + n - 1) >> 1;
-#pragma unroll
-  for (int p = 0; p < R4_NPW; ++p) {
-    r4l_prefetch_range(reinterpret_cast<const char*>(wp[p] - lane) + (i64)kb * 512, n * 512, lane);
-    r4l_prefetch_range(reinterpret_cast<const char*>(sp[p] + g0 * 16), (g1 - g0 + 1) * 64, lane);
-  }
-}
-
 // The activation part: `arow[j]` is the lane's row of sub-tile j (clamped to the last live row:
 // a row past M only feeds output columns that are never stored), already offset by its 16 * t
 // (int8) or 32 * t (16-bit) bytes. Sub-tiles with no live row are not loaded (`live`).
@@ -253,7 +223,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   const int kb_last = kb_end - 1;
   R4LBatch b0, b1;
   r4l_load_weights(b0, wp, sp, kb_begin, kb_last, G, g);
-  r4l_prefetch(wp, sp, kb_begin + R4_ST, R4L_PREFETCH * R4_ST, kb_end, lane);
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
   r4l_load_acts(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
@@ -263,7 +232,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
     const int k1 = kb0 + R4_ST;
     if (k1 < kb_end) {
       r4l_load_weights(b1, wp, sp, k1, kb_last, G, g);
-      r4l_prefetch(wp, sp, k1 + R4L_PREFETCH * R4_ST, R4_ST, kb_end, lane);
       r4l_load_acts(b1, arow, live, k1, kb_last);
     }
     r4l_compute(b0, kb0, kb_end, live, part, acc);
@@ -271,7 +239,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
     const int k2 = k1 + R4_ST;
     if (k2 < kb_end) {
       r4l_load_weights(b0, wp, sp, k2, kb_last, G, g);
-      r4l_prefetch(wp, sp, k2 + R4L_PREFETCH * R4_ST, R4_ST, kb_end, lane);
       r4l_load_acts(b0, arow, live, k2, kb_last);
     }
     r4l_compute(b1, k1, kb_end, live, part, acc);
