@@ -4,40 +4,39 @@
 
 namespace r4::kernels {
 
+namespace {
+
+// One generation's candidate values per knob; config_space keeps the tuples is_valid accepts.
+struct Ranges {
+  int gen;
+  std::initializer_list<int> wv, sk, mb, npw, st;
+};
+
+// WV, SK, MB, NPW, NT, ST nested in that order (ST innermost), one generation after another.
+void add_valid(std::vector<Config>& out, KernelId id, const gpu::Arch& a, const Ranges& r) {
+  for (int wv : r.wv)
+    for (int sk : r.sk)
+      for (int mb : r.mb)
+        for (int npw : r.npw)
+          for (int nt : {0, 1})
+            for (int st : r.st) {
+              const Config c{wv, sk, mb, npw, nt, r.gen, st};
+              if (is_valid(id, c, a)) out.push_back(c);
+            }
+}
+
+}  // namespace
+
 std::vector<Config> config_space(KernelId id, const gpu::Arch& a) {
   std::vector<Config> out;
   if (id == KernelId::quant_act) {
     if (is_valid(id, Config{}, a)) out.push_back(Config{});
     return out;
   }
-  for (int wv : {1, 2, 4, 8})
-    for (int sk : {1, 2, 4, 8, 16})
-      for (int mb : {1, 2, 4})
-        for (int npw : {1, 2, 4})
-          for (int nt : {0, 1}) {
-            const Config c{wv, sk, mb, npw, nt};
-            if (is_valid(id, c, a)) out.push_back(c);
-          }
-  // The sm90a generation where the device has it (is_valid says so), in the same nesting.
-  for (int wv : {4, 8})
-    for (int sk : {1, 2, 4, 8, 16})
-      for (int mb : {1, 2, 4})
-        for (int npw : {1, 2})
-          for (int nt : {0, 1})
-            for (int st : {4, 6, 8}) {
-              const Config c{wv, sk, mb, npw, nt, kGenSm90a, st};
-              if (is_valid(id, c, a)) out.push_back(c);
-            }
-  // The ldg generation where the device has it, in the same nesting (ST innermost).
-  for (int wv : {2, 4, 8})
-    for (int sk : {1, 2, 4, 8, 16})
-      for (int mb : {1, 2})
-        for (int npw : {1, 2, 4})
-          for (int nt : {0, 1})
-            for (int st : {2, 4, 8}) {
-              const Config c{wv, sk, mb, npw, nt, kGenLdg, st};
-              if (is_valid(id, c, a)) out.push_back(c);
-            }
+  // Each generation where the device has it (is_valid says so).
+  add_valid(out, id, a, {kGenMmaSync, {1, 2, 4, 8}, {1, 2, 4, 8, 16}, {1, 2, 4}, {1, 2, 4}, {0}});
+  add_valid(out, id, a, {kGenSm90a, {4, 8}, {1, 2, 4, 8, 16}, {1, 2, 4}, {1, 2}, {4, 6, 8}});
+  add_valid(out, id, a, {kGenLdg, {2, 4, 8}, {1, 2, 4, 8, 16}, {1, 2}, {1, 2, 4}, {2, 4, 8}});
   return out;
 }
 
@@ -50,8 +49,8 @@ std::vector<Config> config_space(KernelId id, const gpu::Arch& a, const Shape& s
 
 std::string to_string(const Config& c) {
   if (c.gen == kGenSm90a || c.gen == kGenLdg)
-    return fmt::format("{}({}, {}, {}, {}, {}, {})", gen_name(c.gen), c.wv, c.sk, c.mb, c.npw,
-                       c.nt, c.st);
+    return fmt::format("{}({}, {}, {}, {}, {}, {})", gen_name(c.gen), c.wv, c.sk, c.mb, c.npw, c.nt,
+                       c.st);
   return fmt::format("({}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt);
 }
 

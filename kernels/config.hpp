@@ -127,15 +127,14 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
   return sm90a_shared_bytes(id, c) <= kSm90aSharedLimit;
 }
 
-// Register estimate of an ldg config (two batches + accumulators and partials, is_valid_ldg) against what
-// ptxas allots (NVRTC 13.0, sm_90, 2026-12-01, WV 4): every tuple estimated at <= 208 compiles
-// without spills (w4a8 (MB, NPW, ST) = (2, 1, 4): 208 -> 254 registers; w4a16 (1, 1, 4): 192 ->
-// 239); every one at >= 224 spills (w4a16 (1, 4, 2): 224 -> 12 B; w4a8 (1, 1, 8): 240 -> 36 B).
-inline constexpr int kLdgRegisterBudget = 208;
 // The ldg generation's arch-only ranges (kernels/nv/gemm_w4_ldg.h): NVIDIA sm_80+, compiled for
 // the arch as named. A warp holds two batches of ST x NPW weight fragments (4 registers each, plus
 // 2 scale dwords) and ST x 2MB activation fragments (4 registers for int8, 8 for 16-bit), and
-// NPW x MB x 16 accumulators and partials; the estimate must be within kLdgRegisterBudget.
+// NPW x MB x 16 accumulators and partials. That estimate against what ptxas allots (NVRTC 13.0,
+// sm_90, 2026-12-01, WV 4): every tuple estimated at <= 208 compiles without spills (w4a8
+// (MB, NPW, ST) = (2, 1, 4): 208 -> 254 registers; w4a16 (1, 1, 4): 192 -> 239), every one at
+// >= 224 spills (w4a16 (1, 4, 2): 224 -> 12 B; w4a8 (1, 1, 8): 240 -> 36 B).
+inline constexpr int kLdgRegisterBudget = 208;
 [[nodiscard]] constexpr bool is_valid_ldg(KernelId id, const Config& c, const gpu::Arch& a) {
   if (id == KernelId::quant_act) return false;
   if (a.vendor != gpu::Vendor::nvidia || a.major < 8) return false;

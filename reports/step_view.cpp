@@ -17,8 +17,7 @@ std::string kernel_summary(const db::StepDetail& detail) {
   std::vector<std::pair<std::string, int>> counts;
   for (const auto& l : detail.chain) {
     std::string k = l.kernel.empty() ? "?" : l.kernel;
-    if (l.generation == db::generation_name(db::kGenSm90a) ||
-        l.generation == db::generation_name(db::kGenLdg))
+    if (db::parse_generation(l.generation).value_or(db::kGenMmaSync) != db::kGenMmaSync)
       k += " " + l.generation;
     auto it =
         std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == k; });

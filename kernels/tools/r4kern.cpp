@@ -720,8 +720,9 @@ int Driver::floors_only() {
   std::ofstream csv(args_.out + "/kern_floors.csv");
   csv << "row,variant,N,K,M,config,us,gbps,samples\n";
   // The launch floor as the sweep measures it (256 launches per replay), then 1024 per replay,
-  // and again after the read floors have kept the GPU busy: 0.69 us in every sweep against the
-  // floors document's 0.51 (docs/PERF.md, session 5); a clock still ramping up would show here.
+  // and again after the read floors have kept the GPU busy. On the H200 all four read 0.50-0.51 us
+  // (the floors document's value); the sweep's 0.69 us came from its worker's context
+  // (docs/PERF.md, session 6).
   const auto launch_floor = [&](const char* when, int launches) {
     const auto lf =
         measure::measure_launch_floor(*ctx_, *stream_, mod->kernel("r4_empty"), 15, launches);

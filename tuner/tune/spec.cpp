@@ -76,7 +76,9 @@ std::vector<int> gen_list(const toml::node_view<const toml::node> v, const std::
   const auto* what = " must contain only 0 / \"mma_sync\", 1 / \"sm90a\" and 2 / \"ldg\"";
   if (!arr) fail(origin, key + what);
   for (const auto& e : *arr) {
-    if (auto i = e.value<std::int64_t>(); i && *i >= 0 && *i <= 2) {
+    if (auto i = e.value<std::int64_t>();
+        i && *i >= 0 && *i <= 64 &&
+        db::generation_name(static_cast<int>(*i)) != "?") {  // a known number
       out.push_back(static_cast<int>(*i));
     } else if (auto n = e.value<std::string>(); n && db::parse_generation(*n)) {
       out.push_back(*db::parse_generation(*n));

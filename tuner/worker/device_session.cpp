@@ -344,9 +344,9 @@ struct Session {
                    {"detail", rf.detail},
                    {"grid", {rf.grid.blocks, rf.grid.threads}},
                    {"bytes", kernels::read_floor_bytes(n, k)}};
-    // The launch floor after the read floors: measured first in the worker, it read 0.69 us in
-    // every sweep, against 0.51 us from r4kern --floors on the same H200 before and after its read
-    // floors (docs/PERF.md, session 6); the GPU has been busy for a while by now.
+    // The launch floor, after the read floors. (Its order does not matter: r4kern --floors reads
+    // 0.50-0.51 us before and after them on the H200. The sweep's 0.69 us came from the context
+    // that had measured the ceiling, see `open`; docs/PERF.md, session 6.)
     if (r.value("launch", false)) {
       const auto lf = measure::measure_launch_floor(cx, *stream, floor_kernel("r4_empty"));
       out["launch"] = {{"samples", lf.samples_us}, {"detail", lf.detail}};
