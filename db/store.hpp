@@ -110,7 +110,8 @@ class Store {
   // ---- queries ----
   [[nodiscard]] std::vector<RunRow> list_runs() const;
   // "latest" (the most recently started complete or partial run), a numeric id, or a uuid (or a
-  // unique prefix of one, at least 4 characters). Throws NotFound.
+  // unique prefix of one, at least 4 characters; an all-digit reference that is no run's id is
+  // tried as a prefix too). Throws NotFound.
   [[nodiscard]] RunRow resolve_run(const std::string& ref) const;
   [[nodiscard]] RunRow run(Id id) const;
   [[nodiscard]] std::optional<DeviceRow> device(Id id) const;
@@ -167,6 +168,7 @@ class Store {
   void export_csv(const std::string& path) const;
 
  private:
+  [[nodiscard]] bool has_run_with_uuid_prefix(const std::string& prefix) const;
   explicit Store(std::unique_ptr<Connection> c);
   void validate(const KernelConfigRow& row, const char* table, Id id) const;
   void require_run(Id run, const char* what) const;

@@ -82,6 +82,12 @@ RunRow Store::run(Id id) const {
   return read_run(s);
 }
 
+bool Store::has_run_with_uuid_prefix(const std::string& prefix) const {
+  auto s = conn_->prepare("SELECT 1 FROM runs WHERE substr(uuid, 1, length(?1)) = ?1 LIMIT 1");
+  s.bind(1, prefix);
+  return s.step();
+}
+
 RunRow Store::resolve_run(const std::string& ref) const {
   if (ref.empty()) throw NotFound("empty run reference");
   if (ref == "latest") {
@@ -93,9 +99,17 @@ RunRow Store::resolve_run(const std::string& ref) const {
       throw NotFound(fmt::format("'{}' has no complete or partial run to call latest", path()));
     return read_run(s);
   }
-  if (std::all_of(ref.begin(), ref.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-      ref.size() < 19)
-    return run(std::stoll(ref));
+  // All digits: an id, or else a uuid prefix (a uuid's first 8 hex digits are all decimal one time
+  // in 43: the ASan CI run of 2026-12-01 failed Store.RunLifecycleAndResolve on '61245359').
+  const bool digits =
+      std::all_of(ref.begin(), ref.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits && ref.size() < 19) {
+    try {
+      return run(std::stoll(ref));
+    } catch (const NotFound&) {
+      if (ref.size() < 4 || !has_run_with_uuid_prefix(ref)) throw;
+    }
+  }
   if (ref.size() < 4)
     throw NotFound(
         fmt::format("run '{}': give an id, 'latest' or at least 4 uuid characters", ref));

@@ -112,6 +112,18 @@ TEST(Store, RunLifecycleAndResolve) {
   EXPECT_EQ(s.list_runs().size(), 2u);
 }
 
+// A uuid prefix of decimal digits only (1 uuid in 43 starts with 8 of them) is no run's id, so it
+// is looked up as a prefix (the ASan CI run of 2026-12-01 drew '61245359' and failed above).
+TEST(Store, AllDigitUuidPrefixResolves) {
+  TempDir dir;
+  auto s = Store::open(dir.file("a.db"));
+  const Id r = s.begin_run(testing::run_row("one", std::nullopt, "2026-11-29T10:00:00Z"));
+  s.connection().exec("UPDATE runs SET uuid = '61245359-0000-4000-8000-000000000001'");
+  EXPECT_EQ(s.resolve_run("61245359").id, r);
+  EXPECT_EQ(s.resolve_run(std::to_string(r)).id, r);
+  EXPECT_THROW((void)s.resolve_run("61245358"), NotFound);
+}
+
 TEST(Store, CompileCacheDedupesByKeyAndKeepsBinary) {
   TempDir dir;
   auto s = Store::open(dir.file("a.db"));
