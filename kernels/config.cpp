@@ -29,7 +29,7 @@ void add_valid(std::vector<Config>& out, KernelId id, const gpu::Arch& a, const 
 
 std::vector<Config> config_space(KernelId id, const gpu::Arch& a) {
   std::vector<Config> out;
-  if (id == KernelId::quant_act) {
+  if (is_quant(id)) {
     if (is_valid(id, Config{}, a)) out.push_back(Config{});
     return out;
   }

@@ -46,7 +46,29 @@
 
 namespace r4::kernels {
 
-enum class KernelId { gemm_w4a16_nt, gemm_w4a8_nt, quant_act };
+// The fp8-activation GEMMs of issue 13 come after quant_act so that the first three keep their
+// numbers (kernels/family.cpp names them; the database stores names).
+enum class KernelId {
+  gemm_w4a16_nt,
+  gemm_w4a8_nt,
+  quant_act,
+  gemm_w4a8fp8_nt,
+  gemm_mxfp4a8fp8_nt,
+  quant_act_fp8,
+};
+
+// The activation quantisers (no knobs: their one config is Config{}).
+[[nodiscard]] constexpr bool is_quant(KernelId id) {
+  return id == KernelId::quant_act || id == KernelId::quant_act_fp8;
+}
+
+// e4m3 activations (quant_act_fp8's output) and mma.sync .e4m3: NVIDIA sm_89 and newer.
+[[nodiscard]] constexpr bool is_fp8_act(KernelId id) {
+  return id == KernelId::gemm_w4a8fp8_nt || id == KernelId::gemm_mxfp4a8fp8_nt;
+}
+[[nodiscard]] constexpr bool has_fp8_mma(const gpu::Arch& a) {
+  return a.vendor == gpu::Vendor::nvidia && (a.major > 8 || (a.major == 8 && a.minor >= 9));
+}
 
 struct Config {
   int wv = 1;
@@ -114,7 +136,7 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
 
 // The sm90a generation's arch-only ranges (kernels/nv/gemm_w4_sm90a.h).
 [[nodiscard]] constexpr bool is_valid_sm90a(KernelId id, const Config& c, const gpu::Arch& a) {
-  if (id == KernelId::quant_act) return false;
+  if (is_quant(id)) return false;
   if (a.vendor != gpu::Vendor::nvidia || a.major != 9) return false;  // gpu::has_wgmma
   if (!detail::one_of(c.wv, {4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16}) ||
       !detail::one_of(c.mb, {1, 2, 4}) || !detail::one_of(c.npw, {1, 2}) ||
@@ -136,8 +158,9 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
 // >= 224 spills (w4a16 (1, 4, 2): 224 -> 12 B; w4a8 (1, 1, 8): 240 -> 36 B).
 inline constexpr int kLdgRegisterBudget = 208;
 [[nodiscard]] constexpr bool is_valid_ldg(KernelId id, const Config& c, const gpu::Arch& a) {
-  if (id == KernelId::quant_act) return false;
+  if (is_quant(id)) return false;
   if (a.vendor != gpu::Vendor::nvidia || a.major < 8) return false;
+  if (is_fp8_act(id) && !has_fp8_mma(a)) return false;
   if (!detail::one_of(c.wv, {2, 4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16}) ||
       !detail::one_of(c.mb, {1, 2}) || !detail::one_of(c.npw, {1, 2, 4}) ||
       !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {2, 4, 8}))
@@ -148,11 +171,13 @@ inline constexpr int kLdgRegisterBudget = 208;
 }
 
 // Arch-only part: the ranges and the register budget (what CI compiles).
+// The fp8-activation GEMMs exist in the ldg generation only (kernels/gemm_w4a8fp8_nt.cu).
 [[nodiscard]] constexpr bool is_valid(KernelId id, const Config& c, const gpu::Arch& a) {
-  if (c.gen == kGenSm90a) return is_valid_sm90a(id, c, a);
   if (c.gen == kGenLdg) return is_valid_ldg(id, c, a);
+  if (is_fp8_act(id)) return false;
+  if (c.gen == kGenSm90a) return is_valid_sm90a(id, c, a);
   if (c.gen != kGenMmaSync || c.st != 0) return false;
-  if (id == KernelId::quant_act) return c == Config{};
+  if (is_quant(id)) return c == Config{};
   const bool nv_mma = a.vendor == gpu::Vendor::nvidia && a.major >= 8;
   if (!nv_mma && !(a.vendor == gpu::Vendor::amd && amd::is_valid_amd(c.wv, a))) return false;
   if (!detail::one_of(c.wv, {1, 2, 4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16}) ||
@@ -168,7 +193,7 @@ inline constexpr int kLdgRegisterBudget = 208;
   if (!is_valid(id, c, a)) return false;
   if (s.m < 1 || s.m > kMaxM || s.k < kGroup || s.k % kGroup != 0 || s.n < 16 || s.n % 16 != 0)
     return false;
-  if (id == KernelId::quant_act) return true;
+  if (is_quant(id)) return true;
   const std::int64_t mtiles = (s.m + 15) / 16;
   if (c.mb > mtiles) return false;            // a clamped duplicate (config_for clamps MB)
   if (c.wv * c.npw > s.n / 16) return false;  // whole warps would idle

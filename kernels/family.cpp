@@ -13,7 +13,9 @@
 namespace r4::kernels {
 namespace {
 
-constexpr std::array<std::string_view, 3> kNames = {"gemm_w4a16_nt", "gemm_w4a8_nt", "quant_act"};
+constexpr std::array<std::string_view, 6> kNames = {"gemm_w4a16_nt",      "gemm_w4a8_nt",
+                                                    "quant_act",          "gemm_w4a8fp8_nt",
+                                                    "gemm_mxfp4a8fp8_nt", "quant_act_fp8"};
 
 std::string embedded_text(std::string_view path) {
   for (const auto& f : embedded_sources())
@@ -68,7 +70,7 @@ gpu::CompileRequest compile_request(KernelId id, const Config& c, const gpu::Arc
   // compute capability 9.0 device runs; everything else for the arch as named.
   auto req = base_request(fmt::format("kernels/{}.cu", name(id)),
                           c.gen == kGenSm90a ? gpu::Arch::from("sm_90a") : arch);
-  if (id != KernelId::quant_act) {
+  if (!is_quant(id)) {
     if (c.gen == kGenSm90a || c.gen == kGenLdg) {
       req.defines.push_back(fmt::format("R4_GEN={}", c.gen));
       req.defines.push_back(fmt::format("R4_ST={}", c.st));
@@ -88,7 +90,7 @@ gpu::CompileRequest compile_request(KernelId id, const Config& c, const gpu::Arc
 
 LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, const Shape& s) {
   LaunchDims d;
-  if (id == KernelId::quant_act) {
+  if (is_quant(id)) {
     d.grid = {static_cast<unsigned>(s.m), 1, 1};
     d.block = {256, 1, 1};
     return d;
@@ -108,7 +110,7 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
 }
 
 std::size_t workspace_bytes(KernelId id, const Config& c, const Shape& s) {
-  if (id == KernelId::quant_act || c.sk == 1) return 0;
+  if (is_quant(id) || c.sk == 1) return 0;
   return static_cast<std::size_t>(kSplitKCounters) * 4 +
          static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(s.m * s.n) * 4;
 }
@@ -127,14 +129,29 @@ void launch_gemm_w4a16(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, c
   launch_raw(k, launch_dims(KernelId::gemm_w4a16_nt, c, arch, s), stream, args, opt);
 }
 
+void launch_gemm_a8(KernelId id, gpu::Kernel& k, const Config& c, const gpu::Arch& arch,
+                    const Shape& s, gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w,
+                    gpu::DevicePtr out, gpu::DevicePtr workspace, gpu::Stream& stream,
+                    const gpu::LaunchOptions& opt) {
+  if (id != KernelId::gemm_w4a8_nt && !is_fp8_act(id))
+    throw std::invalid_argument("launch_gemm_a8: not a one-byte-activation GEMM");
+  int m = static_cast<int>(s.m), n = static_cast<int>(s.n), kk = static_cast<int>(s.k);
+  gpu::DevicePtr wq = w.wq, wsz = w.wsz;
+  void* args[] = {&aq, &sa, &wq, &wsz, &out, &workspace, &m, &n, &kk};
+  launch_raw(k, launch_dims(id, c, arch, s), stream, args, opt);
+}
+
 void launch_gemm_w4a8(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,
                       gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w, gpu::DevicePtr out,
                       gpu::DevicePtr workspace, gpu::Stream& stream,
                       const gpu::LaunchOptions& opt) {
-  int m = static_cast<int>(s.m), n = static_cast<int>(s.n), kk = static_cast<int>(s.k);
-  gpu::DevicePtr wq = w.wq, wsz = w.wsz;
-  void* args[] = {&aq, &sa, &wq, &wsz, &out, &workspace, &m, &n, &kk};
-  launch_raw(k, launch_dims(KernelId::gemm_w4a8_nt, c, arch, s), stream, args, opt);
+  launch_gemm_a8(KernelId::gemm_w4a8_nt, k, c, arch, s, aq, sa, w, out, workspace, stream, opt);
+}
+
+void launch_quant_act_fp8(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
+                          gpu::DevicePtr sa, gpu::Stream& stream, const gpu::LaunchOptions& opt) {
+  // One block of 256 threads per row (kernels/quant_act_fp8.cu), as quant_act.
+  launch_quant_act(k, s, a, aq, sa, stream, opt);
 }
 
 void launch_quant_act(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
@@ -185,7 +202,7 @@ gpu::CompileRequest floor_compile_request(const gpu::Arch& arch) {
 }
 
 gpu::CompileRequest quant_act_fp8_compile_request(const gpu::Arch& arch) {
-  return base_request("kernels/quant_act_fp8.cu", arch);
+  return compile_request(KernelId::quant_act_fp8, Config{}, arch);
 }
 
 }  // namespace r4::kernels

@@ -67,6 +67,16 @@ void launch_gemm_w4a8(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, co
                       gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w, gpu::DevicePtr out,
                       gpu::DevicePtr workspace, gpu::Stream& stream,
                       const gpu::LaunchOptions& opt = {});
+// Any one-byte-activation GEMM: gemm_w4a8_nt (int8 Aq), gemm_w4a8fp8_nt (e4m3 Aq, int4 W in
+// the arch's layout), gemm_mxfp4a8fp8_nt (e4m3 Aq, MXFP4 W in the mx_sm89 layout); same arguments.
+void launch_gemm_a8(KernelId id, gpu::Kernel& k, const Config& c, const gpu::Arch& arch,
+                    const Shape& s, gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w,
+                    gpu::DevicePtr out, gpu::DevicePtr workspace, gpu::Stream& stream,
+                    const gpu::LaunchOptions& opt = {});
+// Aq (e4m3 [M, K]), sa (f32 [M]) = quant_act_fp8(A (bf16 [M, K])), kernels/quant_act_fp8.cu.
+void launch_quant_act_fp8(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
+                          gpu::DevicePtr sa, gpu::Stream& stream,
+                          const gpu::LaunchOptions& opt = {});
 // Aq (int8 [M, K]), sa (f32 [M]) = quant_act(A (bf16 [M, K])).
 void launch_quant_act(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
                       gpu::DevicePtr sa, gpu::Stream& stream, const gpu::LaunchOptions& opt = {});
@@ -87,8 +97,8 @@ void launch_quant_fp8_block(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gp
 // activations.
 [[nodiscard]] std::vector<CompileOptions> compile_variants(KernelId id);
 
-// kernels/quant_act_fp8.cu for `arch` (issue 13's fp8 activation quantiser; not yet in the
-// family's race: no GEMM consumes its output yet).
+// kernels/quant_act_fp8.cu for `arch` (the fp8-activation GEMMs' activation quantiser; timed with
+// them in every race, as quant_act with gemm_w4a8_nt).
 [[nodiscard]] gpu::CompileRequest quant_act_fp8_compile_request(const gpu::Arch& arch);
 
 }  // namespace r4::kernels

@@ -13,4 +13,10 @@ namespace r4::kernels {
                                                   std::int64_t k, std::uint32_t seed,
                                                   float scale_lo, float scale_hi);
 
+// Random MXFP4 weights in the mx_sm89 layout (quant/layout/mx_sm89.h): e2m1 codes uniform over
+// all 16 (both zeros included), e8m0 exponents uniform in 2^-9 .. 2^-6 (so |w| <= 6 * 2^-6, the
+// int4 checks' magnitude), for the MXFP4 GEMM's checks.
+[[nodiscard]] quant::Packed random_mx_packed_weights(std::int64_t n, std::int64_t k,
+                                                     std::uint32_t seed);
+
 }  // namespace r4::kernels

@@ -27,10 +27,33 @@ __device__ inline int r4_ref_code(const u32* wq, int n, int k, int K) {
 __device__ inline long long r4_ref_scale(int n, int grp, int K) { return r4::layout::gfx12::wsz_index(n, grp, K / 128); }
 #endif
 
+// OCP e4m3fn byte -> its value (0x7F / 0xFF, NaN, never come out of quant_act_fp8: it saturates).
+__device__ inline double r4_ref_e4m3(unsigned char b) {
+  const int e = (b >> 3) & 15, m = b & 7;
+  // Powers of two by integer shifts: the offline AMD compile has no ldexp (no math headers).
+  const double v = e == 0 ? (double)m / 512.0 : (double)(8 + m) * (double)(1 << e) / 1024.0;
+  return (b & 0x80) ? -v : v;
+}
+
+#if defined(R4_NV)
+#include "quant/layout/mx_sm89.h"
+// MXFP4 weight (n, k) in the mx_sm89 layout: e2m1 value times 2^(e8m0 - 127).
+__device__ inline double r4_ref_mx_weight(const u32* wq, const u32* wsz, int n, int k, int K) {
+  const r4::layout::mx_sm89::Pos p = r4::layout::mx_sm89::weight_pos(n, k, K);
+  const int code = (int)((wq[p.dword] >> p.shift) & 0xFu);
+  const double mag[8] = {0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0};
+  const long long sb = r4::layout::mx_sm89::scale_pos(n, k / 32, K);
+  const int e = (int)((wsz[sb >> 2] >> (8 * (sb & 3))) & 0xFFu);
+  const double v = ldexp(mag[code & 7], e - 127);
+  return (code & 8) ? -v : v;
+}
+#endif
+
 // ref[m, n] = sum_k a(m, k) * code(n, k) * scale(n, k/128), accumulated in double (f64 FMA), and
 // norm[m, n] = sqrt(sum_k (a * w)^2) in double, the scale of the operand-rounding term of the
-// tolerance. a_kind: 0 = f16 A, 1 = bf16 A, 2 = int8 A times sa[m]. Weights in the target's layout.
-// One thread per (m, n), m fastest so a warp shares its weight loads.
+// tolerance. a_kind: 0 = f16 A, 1 = bf16 A, 2 = int8 A times sa[m], 3 = e4m3 A times sa[m]; int4
+// weights in the target's layout. a_kind 4 (NVIDIA): e4m3 A times sa[m], MXFP4 weights in the
+// mx_sm89 layout. One thread per (m, n), m fastest so a warp shares its weight loads.
 R4_EXTERN void ref_gemm_w4(const void* __restrict__ A, int a_kind, const float* __restrict__ sa,
                            const u32* __restrict__ wq, const u32* __restrict__ wsz,
                            float* __restrict__ ref, float* __restrict__ norm, int M, int N, int K) {
@@ -39,6 +62,19 @@ R4_EXTERN void ref_gemm_w4(const void* __restrict__ A, int a_kind, const float* 
   const int m = (int)(idx % M);
   const int n = (int)(idx / M);
   double acc = 0.0, nrm = 0.0;
+#if defined(R4_NV)
+  if (a_kind == 4) {
+    const unsigned char* q = static_cast<const unsigned char*>(A) + (i64)m * K;
+    for (int k = 0; k < K; ++k) {
+      const double wa = r4_ref_e4m3(q[k]) * (double)sa[m] * r4_ref_mx_weight(wq, wsz, n, k, K);
+      acc += wa;
+      nrm += wa * wa;
+    }
+    ref[(i64)m * N + n] = (float)acc;
+    norm[(i64)m * N + n] = (float)sqrt(nrm);
+    return;
+  }
+#endif
   for (int grp = 0; grp < K / 128; ++grp) {
     const double s = (double)r4_f16_to_f32(wsz[r4_ref_scale(n, grp, K)] & 0xFFFFu);
     for (int kk = 0; kk < 128; ++kk) {
@@ -48,7 +84,8 @@ R4_EXTERN void ref_gemm_w4(const void* __restrict__ A, int a_kind, const float* 
       double a;
       if (a_kind == 0) a = (double)r4_f16_to_f32(static_cast<const u16*>(A)[(i64)m * K + k]);
       else if (a_kind == 1) a = (double)r4_bf16_to_f32(static_cast<const u16*>(A)[(i64)m * K + k]);
-      else a = (double)static_cast<const i8*>(A)[(i64)m * K + k] * (double)sa[m];
+      else if (a_kind == 2) a = (double)static_cast<const i8*>(A)[(i64)m * K + k] * (double)sa[m];
+      else a = r4_ref_e4m3(static_cast<const unsigned char*>(A)[(i64)m * K + k]) * (double)sa[m];
       const double wa = a * (double)code * s;
       acc += wa;
       nrm += wa * wa;

@@ -7,8 +7,8 @@
 #include <fmt/core.h>
 
 #include "kernels/host_half.hpp"
-#include "kernels/tolerance.hpp"
 #include "kernels/random_weights.hpp"
+#include "kernels/tolerance.hpp"
 #include "kernels/weight_layout.hpp"
 
 namespace r4::kernels {
@@ -17,11 +17,13 @@ struct Verifier::Impl {
   gpu::Backend& backend;
   gpu::Context& ctx;
   gpu::Stream& stream;
-  std::unique_ptr<gpu::Module> ref_module, qa_module;
-  gpu::DeviceBuffer wq, wsz, a_f16, a_bf16, a_q, a_s, out, result, workspace;
-  // The reference per activation kind (0: f16 A, 2: int8 A), for the current inputs.
-  gpu::DeviceBuffer ref[3], norm[3];
-  bool ref_ready[3] = {false, false, false};
+  std::unique_ptr<gpu::Module> ref_module, qa_module, qa8_module;
+  gpu::DeviceBuffer wq, wsz, mx_wq, mx_wsz, a_f16, a_bf16, a_q, a_s, a_e4m3, a_s8, out, result,
+      workspace;
+  // The reference per activation kind (0: f16 A, 2: int8 A, 3: e4m3 A, 4: e4m3 A x MXFP4), for
+  // the current inputs.
+  gpu::DeviceBuffer ref[5], norm[5];
+  bool ref_ready[5] = {false, false, false, false, false};
   // The current inputs: (M, seed). Every config checked at the same (M, seed) sees the same fresh
   // activations and one reference computed once, which is what makes verifying every config of
   // a sweep affordable (13380 checks in the dflash sweep).
@@ -45,6 +47,7 @@ Verifier::Verifier(gpu::Backend& backend, gpu::Context& ctx, gpu::Stream& stream
   const auto& arch = ctx.info().arch;
   impl_->ref_module = impl_->build(reference_compile_request(arch));
   impl_->qa_module = impl_->build(compile_request(KernelId::quant_act, Config{}, arch));
+  if (has_fp8_mma(arch)) impl_->qa8_module = impl_->build(quant_act_fp8_compile_request(arch));
   impl_->result = gpu::DeviceBuffer(ctx, 16);
 }
 
@@ -52,6 +55,16 @@ Verifier::~Verifier() = default;
 
 gpu::Kernel& Verifier::quant_act_kernel() {
   return impl_->qa_module->kernel("quant_act");
+}
+
+gpu::Kernel& Verifier::quant_act_fp8_kernel() {
+  if (!impl_->qa8_module)
+    throw std::logic_error("Verifier: no fp8 activation path on " + impl_->ctx.info().arch.name);
+  return impl_->qa8_module->kernel("quant_act_fp8");
+}
+
+const W4Weights& Verifier::weights_for(KernelId id) const {
+  return id == KernelId::gemm_mxfp4a8fp8_nt ? mx_weights_ : weights_;
 }
 
 gpu::Kernel& Verifier::reference_kernel() {
@@ -75,6 +88,15 @@ void Verifier::set_shape(std::int64_t n, std::int64_t k, std::uint32_t seed) {
   I.ctx.copy_to_device(I.wq.get(), p.wq.data(), p.wq.size() * 4);
   I.ctx.copy_to_device(I.wsz.get(), p.wsz.data(), p.wsz.size() * 4);
   weights_ = {I.wq.get(), I.wsz.get()};
+  mx_weights_ = {};
+  if (has_fp8_mma(I.ctx.info().arch)) {  // the MXFP4 GEMM's own weights, same byte counts
+    const auto mx = random_mx_packed_weights(n, k, seed ^ 0x6d78u);
+    I.mx_wq = gpu::DeviceBuffer(I.ctx, mx.wq.size() * 4);
+    I.mx_wsz = gpu::DeviceBuffer(I.ctx, mx.wsz.size() * 4);
+    I.ctx.copy_to_device(I.mx_wq.get(), mx.wq.data(), mx.wq.size() * 4);
+    I.ctx.copy_to_device(I.mx_wsz.get(), mx.wsz.data(), mx.wsz.size() * 4);
+    mx_weights_ = {I.mx_wq.get(), I.mx_wsz.get()};
+  }
   n_ = n;
   k_ = k;
 }
@@ -103,6 +125,12 @@ CheckOutcome Verifier::check(KernelId id, gpu::Kernel& kernel, const Config& c, 
     I.ctx.copy_to_device(I.a_f16.get(), f16.data(), mk * 2);
     I.ctx.copy_to_device(I.a_bf16.get(), bf16.data(), mk * 2);
     launch_quant_act(quant_act_kernel(), s, I.a_bf16.get(), I.a_q.get(), I.a_s.get(), I.stream);
+    if (I.qa8_module) {
+      I.ensure(I.a_e4m3, mk);
+      I.ensure(I.a_s8, static_cast<std::size_t>(m) * 4);
+      launch_quant_act_fp8(quant_act_fp8_kernel(), s, I.a_bf16.get(), I.a_e4m3.get(), I.a_s8.get(),
+                           I.stream);
+    }
     I.cur_m = m;
     I.cur_seed = seed;
     for (bool& r : I.ref_ready) r = false;
@@ -123,6 +151,11 @@ CheckOutcome Verifier::check(KernelId id, gpu::Kernel& kernel, const Config& c, 
     a_kind = 2;
     launch_gemm_w4a8(kernel, c, arch, s, I.a_q.get(), I.a_s.get(), weights_, I.out.get(),
                      I.workspace.get(), I.stream);
+  } else if (is_fp8_act(id)) {
+    if (!I.qa8_module) throw std::invalid_argument("Verifier::check: no fp8 path on " + arch.name);
+    a_kind = id == KernelId::gemm_w4a8fp8_nt ? 3 : 4;
+    launch_gemm_a8(id, kernel, c, arch, s, I.a_e4m3.get(), I.a_s8.get(), weights_for(id),
+                   I.out.get(), I.workspace.get(), I.stream);
   } else {
     throw std::invalid_argument("Verifier::check: not a GEMM kernel");
   }
@@ -134,8 +167,10 @@ CheckOutcome Verifier::check(KernelId id, gpu::Kernel& kernel, const Config& c, 
   I.ensure(I.norm[ak], mn * 4);
   gpu::DevicePtr rp = I.ref[ak].get(), np = I.norm[ak].get();
   if (!I.ref_ready[ak]) {
-    gpu::DevicePtr A = a_kind == 2 ? I.a_q.get() : I.a_f16.get();
-    gpu::DevicePtr sa = I.a_s.get(), wq = weights_.wq, wsz = weights_.wsz;
+    const bool fp8 = a_kind >= 3;
+    gpu::DevicePtr A = a_kind == 2 ? I.a_q.get() : fp8 ? I.a_e4m3.get() : I.a_f16.get();
+    gpu::DevicePtr sa = fp8 ? I.a_s8.get() : I.a_s.get(), wq = weights_for(id).wq,
+                   wsz = weights_for(id).wsz;
     int kind = a_kind, M = static_cast<int>(m), N = static_cast<int>(n_), K = static_cast<int>(k_);
     void* rargs[] = {&A, &kind, &sa, &wq, &wsz, &rp, &np, &M, &N, &K};
     I.ref_module->kernel("ref_gemm_w4").launch({(total + 255) / 256}, {256}, 0, I.stream, rargs);

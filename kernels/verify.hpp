@@ -37,17 +37,23 @@ class Verifier {
   // uploaded. Host copies are kept for CPU checks.
   void set_shape(std::int64_t n, std::int64_t k, std::uint32_t seed);
   [[nodiscard]] const W4Weights& weights() const { return weights_; }
+  // The weights `id` reads: the MXFP4 ones (mx_sm89, drawn by set_shape on sm_89+) for
+  // gemm_mxfp4a8fp8_nt, else weights().
+  [[nodiscard]] const W4Weights& weights_for(KernelId id) const;
   [[nodiscard]] std::int64_t n() const { return n_; }
   [[nodiscard]] std::int64_t k() const { return k_; }
 
-  // Runs `kernel` (gemm_w4a16_nt with f16 A, or gemm_w4a8_nt on quant_act's output) at M rows on
-  // activations drawn from `seed`, and checks every output element. Checks with the same (M,
+  // Runs `kernel` (gemm_w4a16_nt with f16 A, gemm_w4a8_nt on quant_act's output, or an
+  // fp8-activation GEMM on quant_act_fp8's) at M rows on activations drawn from `seed`, and checks
+  // every output element. Checks with the same (M,
   // seed) share the activations and the reference (computed once); a new seed draws fresh ones.
   [[nodiscard]] CheckOutcome check(KernelId id, gpu::Kernel& kernel, const Config& c,
                                    std::int64_t m, std::uint32_t seed);
 
   // The quant_act kernel this verifier compiled (the w4a8 path needs it at run time too).
   [[nodiscard]] gpu::Kernel& quant_act_kernel();
+  // quant_act_fp8 (compiled where the arch has fp8 MMA: kernels/config.hpp has_fp8_mma).
+  [[nodiscard]] gpu::Kernel& quant_act_fp8_kernel();
   // The plain GPU reference (ref_gemm_w4) and the checker (check_bf16) of kernels/reference_gpu.cu,
   // for checks this class does not run itself (the outputs of a decode-step chain).
   [[nodiscard]] gpu::Kernel& reference_kernel();
@@ -56,7 +62,7 @@ class Verifier {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  W4Weights weights_;
+  W4Weights weights_, mx_weights_;
   std::int64_t n_ = 0, k_ = 0;
 };
 

@@ -1,10 +1,9 @@
 // The `mx_sm89` packer and its inverse (the index map is quant/layout/mx_sm89.h, shared with the
-// kernel and the GPU reference).
+// kernel and the GPU reference). No fmt: r4d's Python module compiles this file on machines without
+// it (the device build of scripts/device/r4d.sh).
 #include <cstring>
 #include <stdexcept>
 #include <string>
-
-#include <fmt/core.h>
 
 #include "quant/layout/mx_sm89.h"
 #include "quant/pack_mx.hpp"
@@ -18,14 +17,18 @@ namespace lay = r4::layout::mx_sm89;
 void check_shape(std::int64_t n, std::int64_t k, std::size_t codes, std::size_t scales,
                  const char* what) {
   if (n <= 0 || n % lay::kRowsPerTile != 0)
-    throw std::invalid_argument(fmt::format("{} mx_sm89: N must be a positive multiple of 16, got {}", what, n));
+    throw std::invalid_argument(std::string(what) +
+                                " mx_sm89: N must be a positive multiple of 16, got " +
+                                std::to_string(n));
   if (k <= 0 || k % lay::kKPerBlock != 0)
-    throw std::invalid_argument(
-        fmt::format("{} mx_sm89: K must be a positive multiple of 64, got {}", what, k));
+    throw std::invalid_argument(std::string(what) +
+                                " mx_sm89: K must be a positive multiple of 64, got " +
+                                std::to_string(k));
   if (codes != static_cast<std::size_t>(n * k / 2) ||
       scales != static_cast<std::size_t>(n * k / lay::kKPerScale))
-    throw std::invalid_argument(fmt::format(
-        "{} mx_sm89: codes must hold N*K/2 bytes and e8m0 N*K/32 (N = {}, K = {})", what, n, k));
+    throw std::invalid_argument(std::string(what) +
+                                " mx_sm89: codes must hold N*K/2 bytes and e8m0 N*K/32 (N = " +
+                                std::to_string(n) + ", K = " + std::to_string(k) + ")");
 }
 
 }  // namespace
@@ -38,10 +41,12 @@ Packed pack_mx_sm89(std::span<const std::uint8_t> codes, std::span<const std::ui
     for (std::int64_t b = 0; b < blocks32; ++b) {
       const int e = e8m0[static_cast<std::size_t>(r * blocks32 + b)];
       if (e > lay::kMaxE8m0)
-        throw std::invalid_argument(fmt::format(
-            "pack mx_sm89: row {}, 32-K block {}: e8m0 {} ({}) is beyond what the kernel folds "
-            "(at most {}: weights below 2^122)",
-            r, b, e, e == 255 ? "NaN" : "2^" + std::to_string(e - 127), lay::kMaxE8m0));
+        throw std::invalid_argument(
+            "pack mx_sm89: row " + std::to_string(r) + ", 32-K block " + std::to_string(b) +
+            ": e8m0 " + std::to_string(e) + " (" +
+            (e == 255 ? std::string("NaN") : "2^" + std::to_string(e - 127)) +
+            ") is beyond what the kernel folds (at most " + std::to_string(lay::kMaxE8m0) +
+            ": weights below 2^122)");
     }
   Packed p;
   p.wq.assign(static_cast<std::size_t>(n * k / 8), 0U);

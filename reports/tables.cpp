@@ -28,7 +28,9 @@ std::string ident(const std::string& s) {
 int table_rank(const KernelTable& t) {
   if (t.dtype == "w4a16") return 0;
   if (t.dtype == "w4a8") return 1;
-  return 2;
+  if (t.dtype == "w4a8fp8") return 2;
+  if (t.dtype == "mxfp4a8fp8") return 3;
+  return 4;
 }
 
 int compute_a8_m(const std::vector<KernelTable>& tables) {
@@ -104,6 +106,10 @@ RunTables build_tables(const db::Store& store, db::Id run_id,
         nt.python_name = "_CFG";
       else if (w.kernel == "gemm_w4a8_nt" && w.dtype == "w4a8")
         nt.python_name = "_CFG_A8";
+      else if (w.kernel == "gemm_w4a8fp8_nt" && w.dtype == "w4a8fp8")
+        nt.python_name = "_CFG_W4A8FP8";  // seeds 002 / 003 have no table: named after the dtype
+      else if (w.kernel == "gemm_mxfp4a8fp8_nt" && w.dtype == "mxfp4a8fp8")
+        nt.python_name = "_CFG_MXFP4A8FP8";
       else
         nt.python_name = "_CFG_" + upper_ident(w.kernel + "_" + w.dtype);
       nt.cpp_name = ident(w.kernel + "_" + w.dtype);

@@ -27,18 +27,30 @@
 //
 // Config (kernels/config.hpp is_valid_ldg): R4_WV warps per block, R4_SK, R4_MB, R4_NPW, R4_NT
 // (L2 evict-first weight loads), R4_ST = 64-K blocks per register batch.
+//
+// Activation kinds (R4_ACT_KIND): 0 f16, 1 bf16 (gemm_w4a16_nt), 2 int8 (gemm_w4a8_nt), and the
+// fp8-activation GEMMs of issue 13 on sm_89+ (mma.sync m16n8k32 .e4m3, kernels/nv/mma_sm89.h):
+// 3 e4m3 x int4 in the sm80 layout (gemm_w4a8fp8_nt: GPTQ/AutoRound symmetric, code c - 8; the
+// weight bytes are code * 2^-9, so the group scale carries 2^9 and each group's f32 partial is
+// promoted once, as for int8), 4 e4m3 x MXFP4 in the mx_sm89 layout (gemm_mxfp4a8fp8_nt,
+// quant/layout/mx_sm89.h: e2m1 * 2^-6 bytes and one e8m0 exponent per 32 K, so every k32 step's
+// MMA goes into a zeroed partial that is promoted at once with 2^(e - 121); the lane's B bytes
+// of a step are 8 contiguous activation bytes, two 8-byte loads per block).
 #ifndef R4_KERNELS_NV_GEMM_W4_LDG_H
 #define R4_KERNELS_NV_GEMM_W4_LDG_H
 
 #include "kernels/nv/mma_sm80.h"
 #include "kernels/splitk.h"
 #include "quant/layout/sm80.h"
+#if R4_ACT_KIND >= 3
+#include "kernels/nv/mma_sm89.h"
+#endif
 
 #ifndef R4_ST
 #error "R4_ST (64-K blocks per register batch) must be defined for the ldg generation"
 #endif
 #ifndef R4_ACT_KIND
-#error "R4_ACT_KIND (0 f16, 1 bf16, 2 int8 activations) must be defined"
+#error "R4_ACT_KIND (0 f16, 1 bf16, 2 int8, 3 e4m3 x int4, 4 e4m3 x mxfp4) must be defined"
 #endif
 #ifndef R4_BROKEN_SCALE
 #define R4_BROKEN_SCALE 0  // TEST ONLY: 1 reads the next group's scale (a kernel the checks must catch)
@@ -47,11 +59,13 @@
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
 #endif
 
-#define R4L_MSUB (2 * R4_MB)                   // 8-row activation sub-tiles per block
-#define R4L_AV (R4_ACT_KIND == 2 ? 1 : 2)      // 16-byte activation vectors per lane per block
-#define R4L_BPB (R4_ACT_KIND == 2 ? 64 : 128)  // activation bytes per row per 64-K block
-// int8: the A bytes are 16*code (dequant_s8), so the scale carries 1/16; 16-bit: the codes.
-#define R4L_CODE_SCALE (R4_ACT_KIND == 2 ? 0.0625f : 1.0f)
+#define R4L_MSUB (2 * R4_MB)            // 8-row activation sub-tiles per block
+#define R4L_A8 (R4_ACT_KIND >= 2)       // one-byte activations (int8, e4m3)
+#define R4L_AV (R4L_A8 ? 1 : 2)         // 16-byte activation vectors per lane per block
+#define R4L_BPB (R4L_A8 ? 64 : 128)     // activation bytes per row per 64-K block
+// int8: the A bytes are 16*code (dequant_s8), so the scale carries 1/16; e4m3 x int4: code * 2^-9
+// (kernels/nv/cvt_fp8.h), so 2^9; 16-bit: the codes. (MXFP4 folds its exponent per step instead.)
+#define R4L_CODE_SCALE (R4_ACT_KIND == 2 ? 0.0625f : R4_ACT_KIND == 3 ? 512.0f : 1.0f)
 
 #if R4_ACT_KIND == 2
 typedef i32 r4l_part_t;
@@ -59,9 +73,17 @@ typedef i32 r4l_part_t;
 typedef float r4l_part_t;
 #endif
 
+// The lane's activation bytes of one 64-K block for the MXFP4 layout: k 8t..8t+7 (.x, .y: step
+// 0) and 32+8t..32+8t+7 (.z, .w: step 1).
+__device__ inline void r4l_ld_act8x2(u32x4& v, const char* p) {
+  asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.z), "=r"(v.w) : "l"(p + 32));
+}
+
 // One batch of a warp's loads: R4_ST consecutive 64-K blocks of its NPW tiles (one 16-byte
-// fragment per lane each), the scale dwords of rows g and g+8 of each block's group, and the
-// lane's activation bytes of each block for every live 8-row sub-tile.
+// fragment per lane each), the scale dwords of rows g and g+8 of each block's group (MXFP4: the
+// block's one dword of four e8m0 exponents, s[..][0]), and the lane's activation bytes of each
+// block for every live 8-row sub-tile.
 struct R4LBatch {
   u32x4 w[R4_ST][R4_NPW];
   u32 s[R4_ST][R4_NPW][2];
@@ -80,8 +102,14 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
 #pragma unroll
     for (int p = 0; p < R4_NPW; ++p) {
       b.w[u][p] = r4_ld_weight<R4_NT>(wp[p] + (i64)kb * 32);
+#if R4_ACT_KIND == 4
+      // mx_sm89: 8 exponent dwords per (tile, block), dword g for rows g and g+8 (the broken
+      // kernel reads the next group's first block's, wrapping).
+      b.s[u][p][0] = r4_ld_u32(sp[p] + (R4_BROKEN_SCALE ? 2 * grp : kb) * 8 + g);
+#else
       b.s[u][p][0] = r4_ld_u32(sp[p] + grp * 16 + g);
       b.s[u][p][1] = r4_ld_u32(sp[p] + grp * 16 + g + 8);
+#endif
     }
   }
 }
@@ -96,9 +124,14 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_
     const int kb = min(kb0 + u, kb_last);
 #pragma unroll
     for (int j = 0; j < R4L_MSUB; ++j)
-      if (j < live)
+      if (j < live) {
+#if R4_ACT_KIND == 4
+        r4l_ld_act8x2(b.a[u][j][0], arow[j] + (i64)kb * R4L_BPB);
+#else
 #pragma unroll
         for (int v = 0; v < R4L_AV; ++v) b.a[u][j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
+#endif
+      }
   }
 }
 
@@ -113,16 +146,49 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
     if (kb < kb_end) {  // uniform
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p) {
-#if R4_ACT_KIND == 2
+#if R4_ACT_KIND == 2 || R4_ACT_KIND == 3
         u32 a0[4], a1[4];
+#if R4_ACT_KIND == 2
         r4nv::dequant_s8(b.w[u][p].x, b.w[u][p].y, a0);  // k32 step 0
         r4nv::dequant_s8(b.w[u][p].z, b.w[u][p].w, a1);  // k32 step 1
+#else
+        r4nv::dequant_e4m3_int4(b.w[u][p].x, b.w[u][p].y, a0);
+        r4nv::dequant_e4m3_int4(b.w[u][p].z, b.w[u][p].w, a1);
+#endif
 #pragma unroll
         for (int j = 0; j < R4L_MSUB; ++j)
           if (j < live) {
+#if R4_ACT_KIND == 2
             r4nv::mma_s8(part[p][j], a0, b.a[u][j][0].x, b.a[u][j][0].y);
             r4nv::mma_s8(part[p][j], a1, b.a[u][j][0].z, b.a[u][j][0].w);
+#else
+            r4nv::mma_e4m3(part[p][j], a0, b.a[u][j][0].x, b.a[u][j][0].y);
+            r4nv::mma_e4m3(part[p][j], a1, b.a[u][j][0].z, b.a[u][j][0].w);
+#endif
           }
+#elif R4_ACT_KIND == 4
+        // Per k32 step: the step's exponents of rows g and g+8 (bytes s' and 2 + s' of the
+        // block's dword), an MMA into a zeroed partial, one FMA per element into acc.
+        const u32 ew = b.s[u][p][0];
+        const u32 w4[4] = {b.w[u][p].x, b.w[u][p].y, b.w[u][p].z, b.w[u][p].w};
+#pragma unroll
+        for (int st = 0; st < 2; ++st) {
+          u32 af[4];
+          r4nv::dequant_e4m3_e2m1(w4[2 * st], w4[2 * st + 1], af);
+          const float f0 = r4nv::e8m0_times_64((ew >> (8 * st)) & 0xFFu);
+          const float f1 = r4nv::e8m0_times_64((ew >> (16 + 8 * st)) & 0xFFu);
+#pragma unroll
+          for (int j = 0; j < R4L_MSUB; ++j)
+            if (j < live) {
+              float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+              r4nv::mma_e4m3(d, af, st ? b.a[u][j][0].z : b.a[u][j][0].x,
+                             st ? b.a[u][j][0].w : b.a[u][j][0].y);
+              acc[p][j][0] = fmaf(d[0], f0, acc[p][j][0]);
+              acc[p][j][1] = fmaf(d[1], f0, acc[p][j][1]);
+              acc[p][j][2] = fmaf(d[2], f1, acc[p][j][2]);
+              acc[p][j][3] = fmaf(d[3], f1, acc[p][j][3]);
+            }
+        }
 #else
         const u32 w4[4] = {b.w[u][p].x, b.w[u][p].y, b.w[u][p].z, b.w[u][p].w};
 #pragma unroll
@@ -152,7 +218,7 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
         }
 #endif
       }
-      if ((kb & 1) || kb + 1 == kb_end) {  // the end of a 128-K group or of the split
+      if (R4_ACT_KIND != 4 && ((kb & 1) || kb + 1 == kb_end)) {  // end of a group or the split
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p) {
           const float w0 = r4_f16_to_f32(b.s[u][p][0]) * R4L_CODE_SCALE;
@@ -172,7 +238,8 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
   }
 }
 
-// act: [M, K] f16/bf16 bits (R4_ACT_KIND 0/1) or int8 (2); sa: [M] f32 row scales (int8 only).
+// act: [M, K] f16/bf16 bits (R4_ACT_KIND 0/1), int8 (2) or e4m3 (3, 4); sa: [M] f32 row scales
+// (one-byte kinds only).
 __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __restrict__ sa,
                                 const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                                 u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
@@ -196,14 +263,14 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   for (int p = 0; p < R4_NPW; ++p) {
     const int tile = min(tile_base + p, ntiles - 1);  // idle warps re-read a valid tile
     wp[p] = wq + (i64)tile * KB * 32 + lane;
-    sp[p] = wsz + (i64)tile * G * 16;
+    sp[p] = wsz + (i64)tile * G * 16;  // mx_sm89: KB blocks x 8 dwords = the same G * 16
   }
   const char* arow[R4L_MSUB];
 #pragma unroll
   for (int j = 0; j < R4L_MSUB; ++j) {
     const int row = min(m_base + 8 * j + g, M - 1);
-    arow[j] = static_cast<const char*>(act) + (i64)row * K * (R4_ACT_KIND == 2 ? 1 : 2) +
-              (R4_ACT_KIND == 2 ? 16 : 32) * t;
+    arow[j] = static_cast<const char*>(act) + (i64)row * K * (R4L_A8 ? 1 : 2) +
+              (R4_ACT_KIND == 4 ? 8 : R4L_A8 ? 16 : 32) * t;
   }
 
   float acc[R4_NPW][R4L_MSUB][4];
@@ -249,7 +316,7 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
 #pragma unroll
   for (int j = 0; j < R4L_MSUB; ++j) {
     const int m = m_base + 8 * j + 2 * t;
-#if R4_ACT_KIND == 2
+#if R4L_A8
     const float sa0 = m < M ? sa[m] : 0.0f;
     const float sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
 #else

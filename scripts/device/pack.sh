@@ -19,6 +19,7 @@ rm -f .device/bin/*
 cp build/tuner/r4tune .device/bin/
 for t in build/tests/tuner/tuner_gpu_runtime_test build/tests/kernels/kernels_gpu_check_test \
          build/tests/tuner/tuner_measure_pdl_gpu_test build/tests/kernels/kernels_quant_act_fp8_gpu_test \
+         build/tests/kernels/kernels_fp8_gemm_gpu_test \
          build/kernels/r4kern build/tests/r4d/r4d_launch_gpu_test build/tests/r4d/r4d_graph_gpu_test \
          build/kernels/r4d/r4d_bench; do
   [[ -f $t ]] && cp "$t" .device/bin/

@@ -61,17 +61,19 @@ void compile_all(std::vector<Job>& jobs) {
 
 std::vector<Job> gemm_jobs(const gpu::Arch& arch, std::size_t stride) {
   std::vector<Job> jobs;
-  for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt}) {
-    const auto space = config_space(id, arch);
+  for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt, KernelId::gemm_w4a8fp8_nt,
+                      KernelId::gemm_mxfp4a8fp8_nt}) {
+    const auto space = config_space(id, arch);  // the fp8 GEMMs: none on sm_80
     for (std::size_t i = 0; i < space.size(); i += stride)
       for (bool bf16 : {false, true}) {
-        if (bf16 && id == KernelId::gemm_w4a8_nt) continue;
+        if (bf16 && id != KernelId::gemm_w4a16_nt) continue;
         jobs.push_back(
             {fmt::format("{} {} {} a_bf16={}", name(id), to_string(space[i]), arch.name, bf16),
              compile_request(id, space[i], arch, {bf16, false})});
       }
   }
   jobs.push_back({"quant_act " + arch.name, compile_request(KernelId::quant_act, Config{}, arch)});
+  jobs.push_back({"quant_act_fp8 " + arch.name, quant_act_fp8_compile_request(arch)});
   jobs.push_back({"reference " + arch.name, reference_compile_request(arch)});
   return jobs;
 }

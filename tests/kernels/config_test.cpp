@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "kernels/family.hpp"
+#include "kernels/tolerance.hpp"
 
 namespace r4::kernels {
 namespace {
@@ -77,8 +79,8 @@ TEST(Config, AmdTargetsWithAMatrixPathHaveTheFullSpace) {
     const auto arch = gpu::Arch::from(a);
     for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt}) {
       const auto nv = config_space(id, sm89);
-      const auto mma_sync = std::count_if(nv.begin(), nv.end(),
-                                          [](const Config& c) { return c.gen == kGenMmaSync; });
+      const auto mma_sync =
+          std::count_if(nv.begin(), nv.end(), [](const Config& c) { return c.gen == kGenMmaSync; });
       EXPECT_EQ(config_space(id, arch).size(), static_cast<std::size_t>(mma_sync)) << a;
     }
     EXPECT_EQ(config_space(KernelId::quant_act, arch).size(), 1u);
@@ -88,11 +90,37 @@ TEST(Config, AmdTargetsWithAMatrixPathHaveTheFullSpace) {
   EXPECT_EQ(d.block.x, 512u);
   EXPECT_EQ(d.grid.x, 3072u / 16 / 8);
   EXPECT_EQ(launch_dims(KernelId::gemm_w4a16_nt, {8, 1, 1, 1, 0}, gpu::Arch::from("gfx1201"),
-                        {3072, 5120, 8}).block.x, 256u);
+                        {3072, 5120, 8})
+                .block.x,
+            256u);
   // No GEMM path: CDNA2 (gfx90a), RDNA2 (gfx1030).
   for (const char* a : {"gfx90a", "gfx1030"})
     for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt})
       EXPECT_TRUE(config_space(id, gpu::Arch::from(a)).empty()) << a;
+}
+
+TEST(Config, Fp8ActivationGemmsAreLdgOnlyOnSm89AndUp) {
+  // The ldg generation's tuples with one-byte activations, as gemm_w4a8_nt's (same budget).
+  const auto w4a8 = config_space(KernelId::gemm_w4a8_nt, sm90);
+  const auto ldg8 =
+      std::count_if(w4a8.begin(), w4a8.end(), [](const Config& c) { return c.gen == kGenLdg; });
+  const gpu::Arch sm89{gpu::Vendor::nvidia, "sm_89", 8, 9};
+  for (KernelId id : {KernelId::gemm_w4a8fp8_nt, KernelId::gemm_mxfp4a8fp8_nt}) {
+    EXPECT_TRUE(is_fp8_act(id));
+    const auto sp = config_space(id, sm90);
+    EXPECT_EQ(sp.size(), static_cast<std::size_t>(ldg8));
+    for (const auto& c : sp) EXPECT_EQ(c.gen, kGenLdg);
+    EXPECT_EQ(config_space(id, sm89).size(), sp.size());
+    EXPECT_TRUE(config_space(id, gpu::Arch::from("sm_80")).empty());
+    EXPECT_TRUE(config_space(id, gpu::Arch::from("sm_86")).empty());
+    EXPECT_TRUE(config_space(id, gpu::Arch::from("gfx1201")).empty());
+    EXPECT_FALSE(is_valid(id, Config{4, 1, 1, 1, 0}, sm90));                // no mma_sync body
+    EXPECT_FALSE(is_valid(id, Config{4, 1, 1, 1, 0, kGenSm90a, 4}, sm90));  // no sm90a body
+  }
+  EXPECT_FALSE(is_fp8_act(KernelId::gemm_w4a8_nt));
+  EXPECT_EQ(config_space(KernelId::quant_act_fp8, sm90).size(), 1u);
+  EXPECT_EQ(config_space(KernelId::quant_act_fp8, gpu::Arch::from("gfx942")).size(), 1u);
+  EXPECT_EQ(tolerance(KernelId::gemm_w4a8fp8_nt, false, 128).rel, std::ldexp(1.0f, -8));
 }
 
 TEST(Family, EveryKernelIsListedWithItsVariants) {

@@ -89,7 +89,8 @@ std::vector<int> gen_list(const toml::node_view<const toml::node> v, const std::
   return out;
 }
 
-const std::set<std::string> kKnownKernels = {"gemm_w4a16_nt", "gemm_w4a8_nt"};
+const std::set<std::string> kKnownKernels = {"gemm_w4a16_nt", "gemm_w4a8_nt", "gemm_w4a8fp8_nt",
+                                             "gemm_mxfp4a8fp8_nt"};
 const std::set<std::string> kKnownBaselines = {"bf16", "fp8_block"};
 const std::set<std::string> kTopKeys = {"name",  "description", "kernels",   "shapes",
                                         "bands", "space",       "baselines", "pool",
@@ -199,7 +200,9 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
   if (s.kernels.empty()) fail(origin, "kernels must name at least one kernel");
   for (const auto& k : s.kernels)
     if (!kKnownKernels.count(k))
-      fail(origin, "unknown kernel '" + k + "' (known: gemm_w4a16_nt, gemm_w4a8_nt)");
+      fail(origin, "unknown kernel '" + k +
+                       "' (known: gemm_w4a16_nt, gemm_w4a8_nt, gemm_w4a8fp8_nt, "
+                       "gemm_mxfp4a8fp8_nt)");
 
   const auto* shapes = t["shapes"].as_array();
   if (t["step"] && (!shapes || shapes->empty()))

@@ -18,11 +18,12 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kPaths[] = {"w4", "w4_pdl", "bf16", "fp8_block", "read_floor",
-                                  "read_floor_pdl"};
+constexpr const char* kPaths[] = {"w4",        "w4_pdl",     "bf16",
+                                  "fp8_block", "read_floor", "read_floor_pdl"};
 
-// The 4-bit kernel a link runs at M: the faster of the run's winners (one per dtype) for the first
-// band whose limit is >= M, or none.
+// The 4-bit kernel a link runs at M: the faster of the run's int4 winners (w4a16, w4a8) for the
+// first band whose limit is >= M, or none. The fp8-activation GEMMs serve other checkpoint formats
+// (GPTQ, MXFP4), so they are not a choice for the same chain; their steps are not timed yet.
 struct Choice {
   kernels::KernelId id = kernels::KernelId::gemm_w4a16_nt;
   kernels::Config config;
@@ -39,10 +40,13 @@ std::optional<Choice> choose(const SweepContext& ctx, const std::vector<db::Winn
     }
   if (band == 0) return std::nullopt;
   const db::WinnerRow* best = nullptr;
-  for (const auto& w : winners)
+  for (const auto& w : winners) {
+    const auto wid = kernels::parse_kernel(w.kernel);
+    if (wid && kernels::is_fp8_act(*wid)) continue;
     if (w.n == sh.n && w.k == sh.k && w.band_limit == band &&
         (!best || w.median_us < best->median_us))
       best = &w;
+  }
   if (!best) return std::nullopt;
   const auto id = kernels::parse_kernel(best->kernel);
   if (!id) return std::nullopt;
@@ -78,9 +82,15 @@ void run_steps(SweepContext& ctx, SweepWorker& worker, const Plan& plan, gpu::Ba
           return u.id == c->id && u.config == c->config;
         });
         if (!have)
-          extra.units.push_back({c->id, c->config, {},
-                                 kernels::compile_request(c->id, c->config, ctx.arch, {true, false}),
-                                 {}, 0, false, {}});
+          extra.units.push_back(
+              {c->id,
+               c->config,
+               {},
+               kernels::compile_request(c->id, c->config, ctx.arch, {true, false}),
+               {},
+               0,
+               false,
+               {}});
       }
       row.push_back(c);
     }
@@ -190,8 +200,7 @@ void run_steps(SweepContext& ctx, SweepWorker& worker, const Plan& plan, gpu::Ba
       r.detail = db::step_detail_json(d);
       // Through the context: the worker's GPU is stamped on the row.
       RowBatch batch;
-      batch.steps.push_back(
-          {r, r.status == db::StepStatus::ok ? samples : std::vector<double>{}});
+      batch.steps.push_back({r, r.status == db::StepStatus::ok ? samples : std::vector<double>{}});
       ctx.write(std::move(batch));
     }
     if (ctx.opt.progress != ProgressMode::quiet) fmt::print(stderr, "{}\n", line);

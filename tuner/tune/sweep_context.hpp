@@ -101,7 +101,16 @@ struct SweepContext {
 
 // Small conversions the stages share.
 [[nodiscard]] inline std::string dtype_of(kernels::KernelId id) {
-  return id == kernels::KernelId::gemm_w4a8_nt ? "w4a8" : "w4a16";
+  switch (id) {
+    case kernels::KernelId::gemm_w4a8_nt:
+      return "w4a8";
+    case kernels::KernelId::gemm_w4a8fp8_nt:
+      return "w4a8fp8";
+    case kernels::KernelId::gemm_mxfp4a8fp8_nt:
+      return "mxfp4a8fp8";
+    default:
+      return "w4a16";
+  }
 }
 [[nodiscard]] inline db::Config to_db(const kernels::Config& c) {
   return {c.wv, c.sk, c.mb, c.npw, c.nt, c.gen, c.st};

@@ -12,9 +12,9 @@
 
 #include "kernels/baseline.hpp"
 #include "kernels/family.hpp"
+#include "kernels/floors.hpp"
 #include "kernels/verify.hpp"
 #include "tuner/gpu/device_json.hpp"
-#include "kernels/floors.hpp"
 #include "tuner/measure/ceiling.hpp"
 #include "tuner/measure/floors.hpp"
 #include "tuner/measure/graph_timer.hpp"
@@ -270,17 +270,25 @@ struct Session {
         const auto id = kernel_of(e);
         const auto cfg = config_of(e);
         auto* kern = &kernel(e.at("binary").get<std::string>(), id);
-        auto* qa = &verifier->quant_act_kernel();
-        entry.enqueue = [this, id, cfg, kern, wsp, qa, s, &arch](int i, gpu::Stream& st) {
+        const bool fp8 = kernels::is_fp8_act(id);
+        auto* qa = fp8 ? &verifier->quant_act_fp8_kernel() : &verifier->quant_act_kernel();
+        entry.enqueue = [this, id, cfg, kern, wsp, qa, fp8, s, &arch](int i, gpu::Stream& st) {
           const auto u = static_cast<std::size_t>(i);
+          // The pool's int4 weights serve the MXFP4 GEMM's timing too: the same bytes per shape
+          // (N*K/2 + N*K/32), and the values do not change its speed (no data-dependent path).
           const kernels::W4Weights w{wq[u].get(), wsz[u].get()};
           if (id == kernels::KernelId::gemm_w4a16_nt) {
             kernels::launch_gemm_w4a16(*kern, cfg, arch, s, a_f16[u].get(), w, c[u].get(), wsp, st);
           } else {
-            // What serving pays for the int8 path: quantise the activations, then the GEMM.
-            kernels::launch_quant_act(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(), st);
-            kernels::launch_gemm_w4a8(*kern, cfg, arch, s, a_q[u].get(), a_s[u].get(), w,
-                                      c[u].get(), wsp, st);
+            // What serving pays for the one-byte paths: quantise the activations (int8 or e4m3,
+            // into the same buffers), then the GEMM.
+            if (fp8)
+              kernels::launch_quant_act_fp8(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(),
+                                            st);
+            else
+              kernels::launch_quant_act(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(), st);
+            kernels::launch_gemm_a8(id, *kern, cfg, arch, s, a_q[u].get(), a_s[u].get(), w,
+                                    c[u].get(), wsp, st);
           }
         };
         entry.kernel = true;
@@ -335,7 +343,8 @@ struct Session {
     json out;
     std::vector<kernels::W4Weights> pool;
     for (int i = 0; i < copies; ++i)
-      pool.push_back({wq[static_cast<std::size_t>(i)].get(), wsz[static_cast<std::size_t>(i)].get()});
+      pool.push_back(
+          {wq[static_cast<std::size_t>(i)].get(), wsz[static_cast<std::size_t>(i)].get()});
     // Both floor kernels (kernels/read_floor.cu), the faster one counts (docs/PERF.md, session 6).
     gpu::Kernel* const floors[] = {&floor_kernel("r4_read_floor"),
                                    &floor_kernel("r4_read_floor_fused")};
@@ -381,15 +390,16 @@ struct Session {
     measure::ChainTools tools;
     tools.verifier = verifier.get();
     tools.read_floor = &floor_kernel("r4_read_floor");
-    tools.quant_fp8 = &service_module(fp8_module, kernels::quant_fp8_block_compile_request(
-                                                      cx.info().arch))
-                           .kernel("quant_fp8_block");
+    tools.quant_fp8 =
+        &service_module(fp8_module, kernels::quant_fp8_block_compile_request(cx.info().arch))
+             .kernel("quant_fp8_block");
     for (const char* b : {"bf16", "fp8_block"}) {
       auto& lib = baselines[b];
       if (!lib)
-        lib = kernels::make_cublaslt_baseline(
-            std::string(b) == "bf16" ? kernels::BaselineKind::bf16 : kernels::BaselineKind::fp8_block,
-            cx, *stream);
+        lib = kernels::make_cublaslt_baseline(std::string(b) == "bf16"
+                                                  ? kernels::BaselineKind::bf16
+                                                  : kernels::BaselineKind::fp8_block,
+                                              cx, *stream);
     }
     tools.bf16 = baselines["bf16"].get();
     tools.fp8 = baselines["fp8_block"].get();

@@ -22,6 +22,7 @@
 
 #include "quant/int4.hpp"
 #include "quant/pack.hpp"
+#include "quant/pack_mx.hpp"
 #include "r4d/r4d.hpp"
 
 namespace py = pybind11;
@@ -39,7 +40,9 @@ void* mp(ptr p) {
 
 r4d::Dtype dtype_arg(const std::string& s) {
   const auto d = r4d::parse_dtype(s);
-  if (!d) throw py::value_error("r4d: dtype must be 'w4a16' or 'w4a8', got '" + s + "'");
+  if (!d)
+    throw py::value_error("r4d: dtype must be 'w4a16', 'w4a8', 'w4a8fp8' or 'mxfp4a8fp8', got '" +
+                          s + "'");
   return *d;
 }
 
@@ -268,16 +271,63 @@ PYBIND11_MODULE(r4d, m) {
       py::arg("a"), py::arg("q"), py::arg("sc"), py::arg("M"), py::arg("K"), py::arg("stream"),
       py::kw_only(), py::arg("pdl") = py::none(),
       "q int8 [M,K], sc f32 [M] = per-row quantisation of A bf16 [M,K].");
+  // The fp8-activation GEMMs (sm_89+): the w4a8 arguments; a config is splatted after N as
+  // (gen, WV, SK, MB, NPW, NT, ST), what config_for(..., dtype=...) returns.
+  for (const char* nm : {"gemm_w4a8fp8_nt", "gemm_mxfp4a8fp8_nt"}) {
+    const std::string name = nm;
+    m.def(
+        nm,
+        [name](ptr q, ptr sc, ptr wq, ptr wsz, ptr c, int M, int K, int N, const std::string& gen,
+               int WV, int SK, int MB, int NPW, int NT, int ST, ptr stream,
+               std::optional<bool> pdl) {
+          const r4d::Config cfg = splat_config(gen, WV, SK, MB, NPW, NT, ST);
+          launch(name.c_str(), stream, [&](r4d::stream_t s) {
+            return name == "gemm_w4a8fp8_nt"
+                       ? r4d::gemm_w4a8fp8_nt(cp(q), cp(sc), cp(wq), cp(wsz), mp(c), M, K, N, cfg,
+                                              s, pdl_arg(pdl))
+                       : r4d::gemm_mxfp4a8fp8_nt(cp(q), cp(sc), cp(wq), cp(wsz), mp(c), M, K, N,
+                                                 cfg, s, pdl_arg(pdl));
+          });
+        },
+        py::arg("q"), py::arg("sc"), py::arg("wq"), py::arg("wsz"), py::arg("c"), py::arg("M"),
+        py::arg("K"), py::arg("N"), py::arg("gen"), py::arg("WV"), py::arg("SK"), py::arg("MB"),
+        py::arg("NPW"), py::arg("NT"), py::arg("ST"), py::arg("stream"), py::kw_only(),
+        py::arg("pdl") = py::none(),
+        "C bf16 [M,N] = diag(sc) q e4m3 [M,K] x W^T (sm_89+), config splatted after N.");
+  }
+  m.def(
+      "quant_act_fp8",
+      [](ptr a, ptr q, ptr sc, int M, int K, ptr stream, std::optional<bool> pdl) {
+        launch("quant_act_fp8", stream, [&](r4d::stream_t s) {
+          return r4d::quant_act_fp8(cp(a), mp(q), mp(sc), M, K, s, pdl_arg(pdl));
+        });
+      },
+      py::arg("a"), py::arg("q"), py::arg("sc"), py::arg("M"), py::arg("K"), py::arg("stream"),
+      py::kw_only(), py::arg("pdl") = py::none(),
+      "q e4m3 [M,K], sc f32 [M] = amax/448 per row of A bf16 [M,K].");
   m.def(
       "gemm",
-      [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, ptr stream, std::optional<bool> pdl) {
+      [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, ptr stream, std::optional<bool> pdl,
+         const std::string& dtype) {
+        const r4d::Dtype d = dtype_arg(dtype);
         launch("gemm", stream, [&](r4d::stream_t s) {
-          return r4d::gemm(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, s, pdl_arg(pdl));
+          return r4d::gemm(cp(a), cp(wq), cp(wsz), mp(c), M, K, N, d, s, pdl_arg(pdl));
         });
       },
       py::arg("a"), py::arg("wq"), py::arg("wsz"), py::arg("c"), py::arg("M"), py::arg("K"),
       py::arg("N"), py::arg("stream"), py::kw_only(), py::arg("pdl") = py::none(),
-      "Automatic: A bf16 [M,K]; the table's config; w4a8 above A8_M rows.");
+      py::arg("dtype") = "w4a16",
+      "Automatic: A bf16 [M,K]; the table's config. dtype 'w4a16' (int4 weight): w4a8 above A8_M "
+      "rows; 'w4a8fp8' / 'mxfp4a8fp8': quant_act_fp8 then the fp8 GEMM (raises where the table "
+      "has no row: the caller takes another path).");
+  m.def(
+      "dtype_supported",
+      [](const std::string& dtype, int device) {
+        return r4d::dtype_supported(dtype_arg(dtype), device);
+      },
+      py::arg("dtype"), py::arg("device") = 0,
+      "Whether the registered device can run dtype in this build (fp8 dtypes: sm_89+); False "
+      "before init(device).");
 
   m.def(
       "init",
@@ -394,4 +444,48 @@ PYBIND11_MODULE(r4d, m) {
       py::arg("q"), py::arg("scale"), py::arg("layout") = "sm80", py::arg("group") = 128,
       "(q int8 [N,K] in -8..7, scale f32 [N,K/group]) -> (wq uint32 [N*K/8], wsz uint32 "
       "[N/16*K/group*16]) in the named layout.");
+
+  m.def(
+      "pack_mx",
+      [](py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> codes,
+         py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> e8m0) {
+        if (codes.ndim() != 2 || e8m0.ndim() != 2 || e8m0.shape(0) != codes.shape(0))
+          throw py::value_error(
+              "r4d.pack_mx: codes must be [N, K] (one e2m1 code per byte) or [N, K/2] (two per "
+              "byte, low nibble the even k) and e8m0 [N, K/32]");
+        const std::int64_t n = codes.shape(0), k = e8m0.shape(1) * 32;
+        // One code per byte ([N, K]) is packed two per byte first; [N, K/2] is taken as it is.
+        std::vector<std::uint8_t> pairs;
+        if (codes.shape(1) == k) {
+          pairs.resize(static_cast<std::size_t>(n * k / 2));
+          const std::uint8_t* c = codes.data();
+          for (std::size_t i = 0; i < pairs.size(); ++i) {
+            if ((c[2 * i] | c[2 * i + 1]) > 15)
+              throw py::value_error("r4d.pack_mx: an e2m1 code above 15 in codes [N, K]");
+            pairs[i] = static_cast<std::uint8_t>(c[2 * i] | (c[2 * i + 1] << 4));
+          }
+        } else if (codes.shape(1) * 2 == k) {
+          pairs.assign(codes.data(), codes.data() + codes.size());
+        } else {
+          throw py::value_error("r4d.pack_mx: codes must be [N, K] or [N, K/2] for e8m0 [N, K/32]");
+        }
+        r4::quant::Packed p;
+        try {
+          p = r4::quant::pack_mx_sm89(
+              std::span<const std::uint8_t>(pairs.data(), pairs.size()),
+              std::span<const std::uint8_t>(e8m0.data(), static_cast<std::size_t>(e8m0.size())), n,
+              k);
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+        py::array_t<std::uint32_t> wq(static_cast<py::ssize_t>(p.wq.size()));
+        py::array_t<std::uint32_t> wsz(static_cast<py::ssize_t>(p.wsz.size()));
+        std::copy(p.wq.begin(), p.wq.end(), wq.mutable_data());
+        std::copy(p.wsz.begin(), p.wsz.end(), wsz.mutable_data());
+        return py::make_tuple(wq, wsz);
+      },
+      py::arg("codes"), py::arg("e8m0"),
+      "MXFP4 (codes uint8 [N,K] one e2m1 code per byte, or [N,K/2] two per byte with the low "
+      "nibble the even k as `r4tune quant mxfp4` writes; e8m0 uint8 [N,K/32]) -> (wq uint32, wsz "
+      "uint32) in the mx_sm89 layout.");
 }

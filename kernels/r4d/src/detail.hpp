@@ -41,7 +41,17 @@ struct CompiledKernel {
 }
 
 [[nodiscard]] constexpr KernelId kernel_of(Dtype d) {
-  return d == Dtype::w4a16 ? KernelId::gemm_w4a16_nt : KernelId::gemm_w4a8_nt;
+  switch (d) {
+    case Dtype::w4a16:
+      return KernelId::gemm_w4a16_nt;
+    case Dtype::w4a8:
+      return KernelId::gemm_w4a8_nt;
+    case Dtype::w4a8fp8:
+      return KernelId::gemm_w4a8fp8_nt;
+    case Dtype::mxfp4a8fp8:
+      return KernelId::gemm_mxfp4a8fp8_nt;
+  }
+  return KernelId::gemm_w4a16_nt;
 }
 
 [[nodiscard]] constexpr r4::kernels::Config to_kernels(const Config& c) {
@@ -63,7 +73,9 @@ struct CompiledKernel {
                                              const r4::kernels::Shape& s) {
   const auto kc = to_kernels(c);
   if (c.gen == r4::kernels::kGenSm90a) return r4::kernels::is_valid(id, kc, nvidia_arch(9, 0), s);
-  return r4::kernels::is_valid(id, kc, nvidia_arch(8, 0), s) &&
+  // The fp8-activation GEMMs are built for sm_89 and sm_90 (kernels/r4d/CMakeLists.txt r4d_fp8).
+  const int lowest_minor = r4::kernels::is_fp8_act(id) ? 9 : 0;
+  return r4::kernels::is_valid(id, kc, nvidia_arch(8, lowest_minor), s) &&
          r4::kernels::is_valid(id, kc, nvidia_arch(9, 0), s);
 }
 

@@ -52,7 +52,7 @@ std::mutex g_mutex;
 
 std::size_t splitk_required() {
   std::size_t most = 0;
-  for (Dtype d : {Dtype::w4a16, Dtype::w4a8})
+  for (Dtype d : {Dtype::w4a16, Dtype::w4a8, Dtype::w4a8fp8, Dtype::mxfp4a8fp8})
     for (const r4d_table_row& r : table(d)) {
       const Config c{r.wv, r.sk, r.mb, r.npw, r.nt, r.gen, r.st};
       most = std::max(most, detail::workspace_bytes(c, std::min(r.m_limit, GEMM_W4_MAX_M), r.n));
@@ -61,8 +61,9 @@ std::size_t splitk_required() {
 }
 
 std::size_t scratch_required() {
-  std::int64_t kmax = 0;
-  for (const r4d_table_row& r : table(Dtype::w4a8)) kmax = std::max<std::int64_t>(kmax, r.k);
+  std::int64_t kmax = 0;  // the one-byte activations of every table's widest K
+  for (Dtype d : {Dtype::w4a8, Dtype::w4a8fp8, Dtype::mxfp4a8fp8})
+    for (const r4d_table_row& r : table(d)) kmax = std::max<std::int64_t>(kmax, r.k);
   if (kmax == 0) return 0;
   return align_up(static_cast<std::size_t>(kmax) * GEMM_W4_MAX_M) + kAlign;
 }
@@ -159,7 +160,7 @@ Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N, P
   k = find(id, c, a_bf16);
   if (k == nullptr || (c.gen == r4::kernels::kGenSm90a && !st->sm90a))
     return refuse(Status::not_compiled);
-  if (id != KernelId::quant_act && detail::workspace_bytes(c, M, N) > st->splitk_bytes)
+  if (!r4::kernels::is_quant(id) && detail::workspace_bytes(c, M, N) > st->splitk_bytes)
     return refuse(Status::workspace_too_small);
   return Status::ok;
 }
@@ -373,17 +374,78 @@ Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* w
   return gemm_w4a8_nt(q, sc, wq, wsz, c, M, K, N, Config{WV, SK, MB, NPW, NT}, stream, pdl);
 }
 
-Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream, Pdl pdl) {
+namespace {
+
+// The fp8-activation GEMMs: the w4a8 launch with another kernel (same arguments).
+Status launch_fp8(KernelId id, const void* q, const void* sc, const void* wq, const void* wsz,
+                  void* c, int M, int K, int N, const Config& cfg, stream_t stream, Pdl pdl) {
   const detail::CompiledKernel* k = nullptr;
   const DeviceState* st = nullptr;
   bool use_pdl = false;
-  if (Status s = prepare(KernelId::quant_act, Config{}, false, M, K, 16, pdl, k, st, use_pdl);
-      s != Status::ok)
+  if (Status s = prepare(id, cfg, false, M, K, N, pdl, k, st, use_pdl); s != Status::ok) return s;
+  if (!aligned(q, 16) || !aligned(sc, 4) || !aligned(wq, 16) || !aligned(wsz, 4) || !aligned(c, 2))
+    return refuse(Status::bad_argument);
+  void* ws = st->base;
+  void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
+  return enqueue(*k, detail::gemm_dims(id, cfg, M, N), args, stream, use_pdl);
+}
+
+// quant_act / quant_act_fp8: one block per row, the same arguments.
+Status launch_quant(KernelId id, const void* a, void* q, void* sc, int M, int K, stream_t stream,
+                    Pdl pdl) {
+  const detail::CompiledKernel* k = nullptr;
+  const DeviceState* st = nullptr;
+  bool use_pdl = false;
+  if (Status s = prepare(id, Config{}, false, M, K, 16, pdl, k, st, use_pdl); s != Status::ok)
     return s;
   if (!aligned(a, 16) || !aligned(q, 16) || !aligned(sc, 4)) return refuse(Status::bad_argument);
   void* args[] = {&a, &q, &sc, &M, &K};
   return enqueue(*k, {static_cast<unsigned>(M), 1, 1, detail::kQuantActThreads, 0}, args, stream,
                  use_pdl);
+}
+
+}  // namespace
+
+Status gemm_w4a8fp8_nt(const void* q, const void* sc, const void* wq, const void* wsz, void* c,
+                       int M, int K, int N, const Config& cfg, stream_t stream, Pdl pdl) {
+  return launch_fp8(KernelId::gemm_w4a8fp8_nt, q, sc, wq, wsz, c, M, K, N, cfg, stream, pdl);
+}
+
+Status gemm_mxfp4a8fp8_nt(const void* q, const void* sc, const void* wq, const void* wsz, void* c,
+                          int M, int K, int N, const Config& cfg, stream_t stream, Pdl pdl) {
+  return launch_fp8(KernelId::gemm_mxfp4a8fp8_nt, q, sc, wq, wsz, c, M, K, N, cfg, stream, pdl);
+}
+
+Status quant_act_fp8(const void* a, void* q, void* sc, int M, int K, stream_t stream, Pdl pdl) {
+  return launch_quant(KernelId::quant_act_fp8, a, q, sc, M, K, stream, pdl);
+}
+
+bool dtype_supported(Dtype d, int device) {
+  const DeviceState* s = registered(device);
+  if (s == nullptr || !has_kernels()) return false;
+  if (d == Dtype::w4a8fp8 || d == Dtype::mxfp4a8fp8)
+    return s->major * 10 + s->minor >= 89 && !compiled_configs(d).empty();
+  return true;
+}
+
+Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M, int K, int N,
+            Dtype d, stream_t stream, Pdl pdl) {
+  if (d == Dtype::w4a16 || d == Dtype::w4a8) return gemm(a_bf16, wq, wsz, c, M, K, N, stream, pdl);
+  const Lookup l = lookup(N, K, M, table(d), d);
+  if (!l.config) return l.status;
+  const DeviceState* st = current_state();
+  if (st == nullptr) return refuse(Status::not_initialised);
+  const std::size_t q_bytes = align_up(static_cast<std::size_t>(K) * GEMM_W4_MAX_M);
+  if (st->scratch == nullptr || q_bytes + kAlign > st->scratch_bytes)
+    return refuse(Status::workspace_too_small);
+  void* q = st->scratch;
+  void* sc = st->scratch + q_bytes;
+  if (Status s = quant_act_fp8(a_bf16, q, sc, M, K, stream, pdl); s != Status::ok) return s;
+  return launch_fp8(detail::kernel_of(d), q, sc, wq, wsz, c, M, K, N, *l.config, stream, pdl);
+}
+
+Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream, Pdl pdl) {
+  return launch_quant(KernelId::quant_act, a, q, sc, M, K, stream, pdl);
 }
 
 Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M, int K, int N,

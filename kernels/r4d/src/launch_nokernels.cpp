@@ -73,6 +73,23 @@ Status quant_act(const void*, void*, void*, int, int, stream_t, Pdl) {
 Status gemm(const void*, const void*, const void*, void*, int, int, int, stream_t, Pdl) {
   return refuse();
 }
+Status gemm(const void*, const void*, const void*, void*, int, int, int, Dtype, stream_t, Pdl) {
+  return refuse();
+}
+Status gemm_w4a8fp8_nt(const void*, const void*, const void*, const void*, void*, int, int, int,
+                       const Config&, stream_t, Pdl) {
+  return refuse();
+}
+Status gemm_mxfp4a8fp8_nt(const void*, const void*, const void*, const void*, void*, int, int, int,
+                          const Config&, stream_t, Pdl) {
+  return refuse();
+}
+Status quant_act_fp8(const void*, void*, void*, int, int, stream_t, Pdl) {
+  return refuse();
+}
+bool dtype_supported(Dtype, int) {
+  return false;
+}
 
 std::span<const detail::CompiledKernel> detail::compiled_kernels() {
   return {};

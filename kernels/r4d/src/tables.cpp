@@ -22,6 +22,8 @@ namespace r4d::table_fallback {
 struct missing {};
 inline constexpr missing gemm_w4a16_nt_w4a16{};
 inline constexpr missing gemm_w4a8_nt_w4a8{};
+inline constexpr missing gemm_w4a8fp8_nt_w4a8fp8{};
+inline constexpr missing gemm_mxfp4a8fp8_nt_mxfp4a8fp8{};
 }  // namespace r4d::table_fallback
 namespace r4d::generated {
 using namespace r4d::table_fallback;  // NOLINT: the fallback above, by design
@@ -42,12 +44,14 @@ constexpr Table as_table(table_fallback::missing) {
 }
 
 // Every row valid for its kernel at its band's top M (clamped MB for lower M is checked at
-// lookup): an mma_sync or ldg row on both build arches, an sm90a row on sm_90 (its only arch). This is
-// kernels/config.hpp's is_valid, generation and ST included, evaluated by the compiler.
-constexpr bool row_valid(KernelId id, const r4d_table_row& r, int major) {
+// lookup): an mma_sync or ldg row on both build arches, an sm90a row on sm_90 (its only arch), an
+// fp8-activation row on sm_89 and sm_90 (its build arches). This is kernels/config.hpp's is_valid,
+// generation and ST included, evaluated by the compiler.
+constexpr bool row_valid(KernelId id, const r4d_table_row& r, int major, int minor = 0) {
   r4::gpu::Arch a;
   a.vendor = r4::gpu::Vendor::nvidia;
   a.major = major;
+  a.minor = minor;
   const r4::kernels::Config c{r.wv, r.sk, r.mb, r.npw, r.nt, r.gen, r.st};
   const r4::kernels::Shape s{r.n, r.k, std::min(r.m_limit, r4::kernels::kMaxM)};
   return r4::kernels::is_valid(id, c, a, s);
@@ -55,7 +59,8 @@ constexpr bool row_valid(KernelId id, const r4d_table_row& r, int major) {
 template <int N>
 constexpr bool rows_valid(KernelId id, const r4d_table_row (&rows)[N]) {
   for (const auto& r : rows)
-    if (!row_valid(id, r, 9) || (r.gen != r4::kernels::kGenSm90a && !row_valid(id, r, 8)))
+    if (!row_valid(id, r, 9) || (r.gen != r4::kernels::kGenSm90a &&
+                                 !row_valid(id, r, 8, r4::kernels::is_fp8_act(id) ? 9 : 0)))
       return false;
   return true;
 }
@@ -68,8 +73,16 @@ static_assert(rows_valid(KernelId::gemm_w4a16_nt, generated::gemm_w4a16_nt_w4a16
 static_assert(rows_valid(KernelId::gemm_w4a8_nt, generated::gemm_w4a8_nt_w4a8),
               "a gemm_w4a8_nt row of the compiled-in table fails kernels/config.hpp is_valid");
 
+static_assert(rows_valid(KernelId::gemm_w4a8fp8_nt, generated::gemm_w4a8fp8_nt_w4a8fp8),
+              "a gemm_w4a8fp8_nt row of the compiled-in table fails kernels/config.hpp is_valid");
+static_assert(
+    rows_valid(KernelId::gemm_mxfp4a8fp8_nt, generated::gemm_mxfp4a8fp8_nt_mxfp4a8fp8),
+    "a gemm_mxfp4a8fp8_nt row of the compiled-in table fails kernels/config.hpp is_valid");
+
 constexpr Table kW4a16 = as_table(generated::gemm_w4a16_nt_w4a16);
 constexpr Table kW4a8 = as_table(generated::gemm_w4a8_nt_w4a8);
+constexpr Table kW4a8fp8 = as_table(generated::gemm_w4a8fp8_nt_w4a8fp8);
+constexpr Table kMxfp4a8fp8 = as_table(generated::gemm_mxfp4a8fp8_nt_mxfp4a8fp8);
 
 Lookup decline(Status s) {
   switch (s) {
@@ -91,11 +104,23 @@ Lookup decline(Status s) {
 std::optional<Dtype> parse_dtype(std::string_view s) {
   if (s == "w4a16") return Dtype::w4a16;
   if (s == "w4a8") return Dtype::w4a8;
+  if (s == "w4a8fp8") return Dtype::w4a8fp8;
+  if (s == "mxfp4a8fp8") return Dtype::mxfp4a8fp8;
   return std::nullopt;
 }
 
 std::string_view to_string(Dtype d) {
-  return d == Dtype::w4a16 ? "w4a16" : "w4a8";
+  switch (d) {
+    case Dtype::w4a16:
+      return "w4a16";
+    case Dtype::w4a8:
+      return "w4a8";
+    case Dtype::w4a8fp8:
+      return "w4a8fp8";
+    case Dtype::mxfp4a8fp8:
+      return "mxfp4a8fp8";
+  }
+  return "";
 }
 
 std::string_view generation_name(int gen) {
@@ -120,7 +145,17 @@ std::string to_string(const Config& c) {
 }
 
 Table table(Dtype d) {
-  return d == Dtype::w4a16 ? kW4a16 : kW4a8;
+  switch (d) {
+    case Dtype::w4a16:
+      return kW4a16;
+    case Dtype::w4a8:
+      return kW4a8;
+    case Dtype::w4a8fp8:
+      return kW4a8fp8;
+    case Dtype::mxfp4a8fp8:
+      return kMxfp4a8fp8;
+  }
+  return {};
 }
 
 int a8_m() {

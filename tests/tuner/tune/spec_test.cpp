@@ -32,6 +32,8 @@ TEST(Spec, ShippedSpecsParse) {
   EXPECT_EQ(d.shapes[2].n, 17408);
   EXPECT_EQ(d.shapes[2].name, "gate_up_proj");
   EXPECT_EQ(d.baselines, (std::vector<std::string>{"bf16", "fp8_block"}));
+  EXPECT_EQ(d.kernels, (std::vector<std::string>{"gemm_w4a16_nt", "gemm_w4a8_nt", "gemm_w4a8fp8_nt",
+                                                 "gemm_mxfp4a8fp8_nt"}));
   EXPECT_EQ(measured_ms(d), (std::vector<int>{1, 8, 16, 32, 48, 64}));
   // The drafter's step: the seeds' order, M at each band's top plus 1 and 8.
   ASSERT_TRUE(d.step);

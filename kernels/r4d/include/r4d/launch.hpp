@@ -93,6 +93,24 @@ void release(int device);
 [[nodiscard]] Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream,
                                Pdl pdl = Pdl::automatic);
 
+// The fp8-activation GEMMs (sm_89+; issue 13): C[M, N] bf16 = diag(sc) q[M, K] e4m3 x W^T, W the
+// int4 g128 weight in the sm80 layout (gemm_w4a8fp8_nt: GPTQ / AutoRound symmetric after
+// `r4tune quant gptq`, or any int4 g128 pack) or MXFP4 in the mx_sm89 layout
+// (gemm_mxfp4a8fp8_nt: quant/layout/mx_sm89.h). Alignment as gemm_w4a8_nt.
+[[nodiscard]] Status gemm_w4a8fp8_nt(const void* q, const void* sc, const void* wq, const void* wsz,
+                                     void* c, int M, int K, int N, const Config& cfg,
+                                     stream_t stream, Pdl pdl = Pdl::automatic);
+[[nodiscard]] Status gemm_mxfp4a8fp8_nt(const void* q, const void* sc, const void* wq,
+                                        const void* wsz, void* c, int M, int K, int N,
+                                        const Config& cfg, stream_t stream,
+                                        Pdl pdl = Pdl::automatic);
+// q[M, K] OCP e4m3, sc[M] f32 = amax / 448 per row of A[M, K] bf16 (kernels/quant_act_fp8.cu).
+[[nodiscard]] Status quant_act_fp8(const void* a, void* q, void* sc, int M, int K, stream_t stream,
+                                   Pdl pdl = Pdl::automatic);
+// Whether `device` (registered by init) can run dtype `d` in this build: the fp8 dtypes need
+// compute capability 8.9+ and compiled kernels; false for an unregistered device.
+[[nodiscard]] bool dtype_supported(Dtype d, int device);
+
 // The seeds' _W4LinearMethod._run: A[M, K] bf16. Above a8_m() rows and with a w4a8 row for the
 // shape: quant_act into the registered scratch, then gemm_w4a8_nt. Otherwise the w4a16 table's
 // config and gemm_w4a16_nt_bf16. The band's config in either generation (an sm90a band on a
@@ -101,6 +119,11 @@ void release(int device);
 // `pdl` applies to each kernel it launches.
 [[nodiscard]] Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
                           int K, int N, stream_t stream, Pdl pdl = Pdl::automatic);
+// The same for a checkpoint format: w4a16 / w4a8 as above (the int4 pair), w4a8fp8 and
+// mxfp4a8fp8: quant_act_fp8 into the registered scratch, then the dtype's table config (a decline
+// returns its reason: the caller takes another path above the table, as seeds 002 / 003 do).
+[[nodiscard]] Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
+                          int K, int N, Dtype d, stream_t stream, Pdl pdl = Pdl::automatic);
 
 // The configs compiled into this build for a dtype, both generations (w4a16: the f16-A and
 // bf16-A kernels are compiled for the same set), in the order CMake generated them.

@@ -71,11 +71,14 @@ struct Config {
 
 // Which kernel a table (and a config) belongs to.
 enum class Dtype {
-  w4a16,  // gemm_w4a16_nt: A f16 (explicit launcher) or bf16 (r4d::gemm)
-  w4a8,   // gemm_w4a8_nt: A quantised per row to int8 by quant_act
+  w4a16,       // gemm_w4a16_nt: A f16 (explicit launcher) or bf16 (r4d::gemm)
+  w4a8,        // gemm_w4a8_nt: A quantised per row to int8 by quant_act
+  w4a8fp8,     // gemm_w4a8fp8_nt: int4 g128 (GPTQ/AutoRound symmetric) x e4m3 A (quant_act_fp8)
+  mxfp4a8fp8,  // gemm_mxfp4a8fp8_nt: MXFP4 (mx_sm89 layout) x e4m3 A (quant_act_fp8)
 };
 
-[[nodiscard]] std::optional<Dtype> parse_dtype(std::string_view s);  // "w4a16" / "w4a8"
+// "w4a16" / "w4a8" / "w4a8fp8" / "mxfp4a8fp8"
+[[nodiscard]] std::optional<Dtype> parse_dtype(std::string_view s);
 [[nodiscard]] std::string_view to_string(Dtype d);
 
 using Table = std::span<const r4d_table_row>;

@@ -1,0 +1,26 @@
+// gemm_mxfp4a8fp8_nt: C[M, N] (bf16) = diag(sa) Aq[M, K] (OCP e4m3, per-row f32 scale sa from
+// quant_act_fp8) x W[N, K]^T, W MXFP4: e2m1 codes with one e8m0 exponent per 32 K, packed in the
+// mx_sm89 layout (quant/layout/mx_sm89.h; `r4tune quant mxfp4`, NVFP4 checkpoints through it).
+// Seed 003's W4A8-fp8 on NVIDIA: fp8 mma.sync m16n8k32 (sm_89+); every e2m1 code becomes the
+// exact e4m3 byte value * 2^-6 in registers (kernels/nv/cvt_fp8.h), each k32 step's f32 partial
+// is promoted by 2^(e - 127 + 6), and the row's activation scale multiplies at the end.
+// M = 1..64, N a multiple of 16, K a multiple of 128 (the family's K granule; MXFP4 itself needs
+// 32). Weight bytes: N*K/2 + N*K/32, as many as the int4 layouts' (scales are e8m0 bytes).
+//
+// Generations (kernels/config.hpp): only the ldg generation (R4_GEN=2, kernels/nv/gemm_w4_ldg.h).
+// Test-only define: R4_BROKEN_SCALE=1 reads the exponents of the next group's first block.
+#ifndef R4_GEN
+#define R4_GEN 2
+#endif
+#if R4_GEN != 2
+#error "gemm_mxfp4a8fp8_nt exists in the ldg generation only (R4_GEN=2)"
+#endif
+#define R4_ACT_KIND 4
+#include "kernels/nv/gemm_w4_ldg.h"
+
+R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
+    gemm_mxfp4a8fp8_nt(const unsigned char* __restrict__ Aq, const float* __restrict__ sa,
+                       const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
+                       u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
+  r4l_gemm(Aq, sa, wq, wsz, C, ws, M, N, K);
+}

@@ -1,0 +1,26 @@
+// gemm_w4a8fp8_nt: C[M, N] (bf16) = diag(sa) Aq[M, K] (OCP e4m3, per-row f32 scale sa from
+// quant_act_fp8) x W[N, K]^T, W the int4 g128 weight of gemm_w4a16_nt / gemm_w4a8_nt in the same
+// packed sm80 layout (a GPTQ / AutoRound symmetric checkpoint after `r4tune quant gptq`: code
+// c - 8). Seed 002's W4A8-fp8 on NVIDIA: fp8 mma.sync m16n8k32 (sm_89+); the weight nibble becomes
+// the exact e4m3 byte code * 2^-9 in registers (kernels/nv/cvt_fp8.h), each 128-K group
+// accumulates in an f32 partial promoted once by (group scale * 2^9), and the row's activation
+// scale multiplies at the end. M = 1..64, N a multiple of 16, K a multiple of 128.
+//
+// Generations (kernels/config.hpp): only the ldg generation (R4_GEN=2, kernels/nv/gemm_w4_ldg.h)
+// so far; the mma.sync and sm90a generations have no fp8 body yet (docs/PERF.md, issue 13).
+// Test-only define: R4_BROKEN_SCALE=1 reads the scale of the next group (wrapping).
+#ifndef R4_GEN
+#define R4_GEN 2
+#endif
+#if R4_GEN != 2
+#error "gemm_w4a8fp8_nt exists in the ldg generation only (R4_GEN=2)"
+#endif
+#define R4_ACT_KIND 3
+#include "kernels/nv/gemm_w4_ldg.h"
+
+R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
+    gemm_w4a8fp8_nt(const unsigned char* __restrict__ Aq, const float* __restrict__ sa,
+                    const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
+                    u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
+  r4l_gemm(Aq, sa, wq, wsz, C, ws, M, N, K);
+}
