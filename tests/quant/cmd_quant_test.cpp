@@ -399,6 +399,20 @@ TEST(CmdQuantBadInput, NanAndInfWeights) {
   }
 }
 
+// Finite inputs whose product overflows: e4m3 448 times a block scale of 1e38.
+TEST(CmdQuantBadInput, OverflowAfterScaling) {
+  SafetensorsWriter w;
+  w.add_values<std::uint8_t>("e.weight", DType::f8_e4m3, {16, 128},
+                             std::vector<std::uint8_t>(16 * 128, 0x7E));  // 448
+  w.add_values<float>("e.weight_scale_inv", DType::f32, {1, 1}, std::vector<float>{1e38F});
+  w.write(tmp("overflow.safetensors"));
+  expect_refused("mxfp4", tmp("overflow.safetensors"), "",
+                 {"'e.weight': the dequantised weight is not finite at [0, 0] (scaled by "
+                  "'e.weight_scale_inv')"});
+  expect_refused("int4", tmp("overflow.safetensors"), "",
+                 {"'e.weight': row 0 has a non-finite weight"});
+}
+
 // NVFP4: an e4m3 NaN scale (0x7F), and a global scale of 0 or inf.
 TEST(CmdQuantBadInput, Nvfp4NonFiniteScales) {
   const auto nv = [](const std::string& file, std::uint8_t scale_byte, float global) {
