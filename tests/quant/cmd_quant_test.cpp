@@ -511,5 +511,37 @@ TEST(CheckpointLoaders, ThrowTypedErrorsNamingTheTensor) {
   }
 }
 
+// The fuzz targets' seed corpora and reproducers, replayed in the normal build: each file converts
+// or throws FormatError (CheckpointError included), as the fuzz targets require.
+TEST(CheckpointLoaders, FuzzCorporaAndReproducersReplay) {
+  const auto dir = fs::path(R4_SOURCE_ROOT) / "quant" / "fuzz";
+  int files = 0;
+  for (const char* sub : {"corpus_gptq", "corpus_mxfp4", "regressions"})
+    for (const auto& e : fs::directory_iterator(dir / sub)) {
+      const auto bytes = slurp(e.path());
+      const std::span<const std::byte> file(reinterpret_cast<const std::byte*>(bytes.data()),
+                                            bytes.size());
+      ++files;
+      try {
+        const auto p = parse_safetensors(file);
+        (void)load_gptq(p);
+        for (const auto& s : plan_mxfp4(p)) (void)convert_mxfp4(s, ExpRule::mse);
+      } catch (const FormatError&) {
+      }
+    }
+  EXPECT_GE(files, 19);
+  // mxfp4_loader_fuzz's crash input (an NVFP4 m.weight_packed beside an F32 m.weight).
+  const auto crash = slurp(dir / "regressions" / "mxfp4_name_clash.safetensors");
+  const auto p =
+      parse_safetensors(std::span(reinterpret_cast<const std::byte*>(crash.data()), crash.size()));
+  try {
+    (void)plan_mxfp4(p);
+    ADD_FAILURE() << "no throw";
+  } catch (const CheckpointError& e) {
+    EXPECT_EQ(e.problem(), CheckpointProblem::name_clash);
+    EXPECT_EQ(e.tensor(), "m.weight");
+  }
+}
+
 }  // namespace
 }  // namespace r4::quant

@@ -35,7 +35,6 @@
 #include "quant/gptq.hpp"
 #include "quant/int4.hpp"
 #include "quant/mxfp4.hpp"
-#include "quant/numeric.hpp"
 #include "quant/pack.hpp"
 #include "quant/safetensors.hpp"
 #include "tuner/cli/command.hpp"
