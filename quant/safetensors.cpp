@@ -90,9 +90,11 @@ Raw parse_entry(const std::string& name, const json& e, std::uint64_t data_size)
 }  // namespace
 
 std::int64_t TensorInfo::numel() const {
-  std::int64_t n = 1;
-  for (auto d : shape) n *= d;
-  return n;
+  // Unsigned: a parsed shape's product fits (it is the byte count over the element size), but a
+  // prefix of it may not fit int64 when a later dimension is 0 ([2^62, 3, 0]).
+  std::uint64_t n = 1;
+  for (auto d : shape) n *= static_cast<std::uint64_t>(d);
+  return static_cast<std::int64_t>(n);
 }
 
 MatrixView TensorInfo::matrix() const {
@@ -271,11 +273,28 @@ std::vector<std::byte> SafetensorsWriter::serialize() const {
 
 void SafetensorsWriter::write(const std::filesystem::path& path) const {
   const auto bytes = serialize();
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot write '" + path.string() + "'");
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  f.close();
-  if (!f) throw std::runtime_error("error writing '" + path.string() + "'");
+  auto tmp = path;
+  tmp += fmt::format(".tmp.{}", ::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error("cannot write '" + tmp.string() + "'");
+    f.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+    f.close();
+    if (!f) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw std::runtime_error("error writing '" + tmp.string() + "'");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw std::runtime_error("cannot rename '" + tmp.string() + "' to '" + path.string() +
+                             "': " + ec.message());
+  }
 }
 
 }  // namespace r4::quant

@@ -65,6 +65,7 @@ class SafetensorsFile {
   [[nodiscard]] const std::map<std::string, std::string>& metadata() const {
     return parsed_.metadata;
   }
+  [[nodiscard]] const Parsed& parsed() const { return parsed_; }
   [[nodiscard]] const TensorInfo* find(const std::string& name) const;  // nullptr if absent
   [[nodiscard]] const TensorInfo& at(const std::string& name) const;    // FormatError if absent
 
@@ -88,7 +89,9 @@ class SafetensorsWriter {
     add(std::move(name), dtype, std::move(shape), std::move(b));
   }
   void set_metadata(std::string key, std::string value);
-  void write(const std::filesystem::path& path) const;  // throws std::runtime_error on I/O error
+  // Writes PATH.tmp.PID and renames it over PATH, so PATH is either the old file or the whole new
+  // one. Throws std::runtime_error on an I/O error (the temporary is removed).
+  void write(const std::filesystem::path& path) const;
   [[nodiscard]] std::vector<std::byte> serialize() const;
 
  private:
