@@ -49,8 +49,12 @@ Result r4tune(const std::string& args) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
+// One folder per test: ctest runs the tests of this file as parallel processes, and several
+// write files of the same name.
 fs::path tmp(const std::string& name) {
-  const auto d = fs::path(R4_BINARY_ROOT) / "quant_cli_test";
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const auto d = fs::path(R4_BINARY_ROOT) / "quant_cli_test" /
+                 (std::string(info->test_suite_name()) + "." + info->name());
   fs::create_directories(d);
   return d / name;
 }
