@@ -171,11 +171,15 @@ inline constexpr int kLdgRegisterBudget = 208;
 }
 
 // Arch-only part: the ranges and the register budget (what CI compiles).
-// The fp8-activation GEMMs exist in the ldg generation only (kernels/gemm_w4a8fp8_nt.cu).
+// The fp8-activation GEMMs: gemm_w4a8fp8_nt in the ldg and sm90a generations (wgmma .e4m3 with
+// the int8 path's shapes: same bytes per stage, f32 partials in place of int32 ones);
+// gemm_mxfp4a8fp8_nt in the ldg generation only (its per-32-K exponents would need a promotion
+// per wgmma k-step). Neither has a mma.sync-ring (gen 0) body.
 [[nodiscard]] constexpr bool is_valid(KernelId id, const Config& c, const gpu::Arch& a) {
   if (c.gen == kGenLdg) return is_valid_ldg(id, c, a);
-  if (is_fp8_act(id)) return false;
+  if (id == KernelId::gemm_mxfp4a8fp8_nt) return false;
   if (c.gen == kGenSm90a) return is_valid_sm90a(id, c, a);
+  if (is_fp8_act(id)) return false;
   if (c.gen != kGenMmaSync || c.st != 0) return false;
   if (is_quant(id)) return c == Config{};
   const bool nv_mma = a.vendor == gpu::Vendor::nvidia && a.major >= 8;

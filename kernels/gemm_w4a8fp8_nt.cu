@@ -6,16 +6,26 @@
 // accumulates in an f32 partial promoted once by (group scale * 2^9), and the row's activation
 // scale multiplies at the end. M = 1..64, N a multiple of 16, K a multiple of 128.
 //
-// Generations (kernels/config.hpp): only the ldg generation (R4_GEN=2, kernels/nv/gemm_w4_ldg.h)
-// so far; the mma.sync and sm90a generations have no fp8 body yet (docs/PERF.md, issue 13).
+// Generations (kernels/config.hpp): R4_GEN=2 the ldg generation (kernels/nv/gemm_w4_ldg.h, sm_89+)
+// and R4_GEN=1 the sm90a generation (kernels/nv/gemm_w4_sm90a.h: wgmma .e4m3, compute capability
+// 9.x); no mma.sync-ring (R4_GEN=0) body.
 // Test-only define: R4_BROKEN_SCALE=1 reads the scale of the next group (wrapping).
 #ifndef R4_GEN
 #define R4_GEN 2
 #endif
-#if R4_GEN != 2
-#error "gemm_w4a8fp8_nt exists in the ldg generation only (R4_GEN=2)"
-#endif
 #define R4_ACT_KIND 3
+
+#if R4_GEN == 1
+#include "kernels/nv/gemm_w4_sm90a.h"
+
+R4_EXTERN void __launch_bounds__(R4G_THREADS, 1)
+    gemm_w4a8fp8_nt(const unsigned char* __restrict__ Aq, const float* __restrict__ sa,
+                    const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
+                    u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
+  r4g_gemm(Aq, sa, wq, wsz, C, ws, M, N, K);
+}
+
+#elif R4_GEN == 2
 #include "kernels/nv/gemm_w4_ldg.h"
 
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
@@ -24,3 +34,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
                     u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
   r4l_gemm(Aq, sa, wq, wsz, C, ws, M, N, K);
 }
+
+#else
+#error "gemm_w4a8fp8_nt exists in the sm90a (R4_GEN=1) and ldg (R4_GEN=2) generations only"
+#endif

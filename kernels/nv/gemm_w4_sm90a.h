@@ -1,7 +1,9 @@
 // The sm90a generation of gemm_w4a16_nt and gemm_w4a8_nt (R4_GEN=1): the same packed weight (the
 // sm80 layout, quant/layout/sm80.h) and the same results, built on Hopper's bulk copies, mbarrier
 // rings, warp specialisation and wgmma. Included by kernels/gemm_w4a16_nt.cu (R4_ACT_KIND 0: f16
-// activations, 1: bf16) and kernels/gemm_w4a8_nt.cu (R4_ACT_KIND 2: int8 from quant_act).
+// activations, 1: bf16), kernels/gemm_w4a8_nt.cu (R4_ACT_KIND 2: int8 from quant_act) and
+// kernels/gemm_w4a8fp8_nt.cu (R4_ACT_KIND 3: OCP e4m3 from quant_act_fp8; wgmma .e4m3 with the
+// weight bytes code * 2^-9, kernels/nv/cvt_fp8.h, f32 partials per group as for 16-bit).
 //
 // Swap AB. The weights are wgmma's 64-row A operand, dequantised in registers (the RS form): warp
 // w of a consumer warpgroup owns the sm80 16-row tile 4T + w of the 64-row tile T and its lane
@@ -43,6 +45,9 @@
 #include "kernels/nv/mma_sm80.h"
 #include "kernels/nv/wgmma_layout_sm90a.h"
 #include "kernels/nv/wgmma_sm90a.h"
+#if R4_ACT_KIND == 3
+#include "kernels/nv/mma_sm89.h"
+#endif
 #include "kernels/splitk.h"
 #include "quant/layout/sm80.h"
 
@@ -50,7 +55,7 @@
 #error "R4_ST (ring stages) must be defined for the sm90a generation"
 #endif
 #ifndef R4_ACT_KIND
-#error "R4_ACT_KIND (0 f16, 1 bf16, 2 int8 activations) must be defined"
+#error "R4_ACT_KIND (0 f16, 1 bf16, 2 int8, 3 e4m3 activations) must be defined"
 #endif
 #if R4_WV != 4 && R4_WV != 8
 #error "the sm90a generation has 1 or 2 consumer warpgroups (R4_WV 4 or 8)"
@@ -59,7 +64,7 @@
 #define R4G_CW (R4_WV / 4)                         // consumer warpgroups
 #define R4G_THREADS (128 * (R4G_CW + 1))           // + the producer warpgroup
 #define R4G_NR (16 * R4_MB)                        // activation rows per CTA: the wgmma N
-#define R4G_EB (R4_ACT_KIND == 2 ? 1 : 2)          // activation bytes
+#define R4G_EB (R4_ACT_KIND >= 2 ? 1 : 2)          // activation bytes
 #define R4G_TPC (R4G_CW * R4_NPW)                  // 64-row weight tiles per CTA
 #define R4G_SLOTS (4 * R4G_TPC)                    // 16-row sm80 tiles per CTA
 #define R4G_WBYTES 1024                            // one sm80 tile's 128 K: 2 x 512 B
@@ -101,8 +106,8 @@ __device__ inline void r4g_store_act(const u32x4 (&v)[R4G_PER], r4_saddr a_stage
   for (int i = 0; i < R4G_PER; ++i) {
     const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
     if (n >= rows_live) continue;
-#if R4_ACT_KIND == 2
-    // 16 int8 = real k 16q .. 16q+15: four 4-byte groups, each whole at one MMA-k position.
+#if R4_ACT_KIND >= 2
+    // 16 int8 / e4m3 = real k 16q .. 16q+15: four 4-byte groups, each whole at one MMA-k position.
     const int k0 = 16 * q;
     r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0, R4G_NR), v[i].x);
     r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 4, R4G_NR), v[i].y);
@@ -193,7 +198,10 @@ __device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS]
 #pragma unroll
   for (int b = 0; b < 2; ++b) {
     const u32x4 wv = r4_lds16(wslot + b * 512 + lane * 16);
-#if R4_ACT_KIND == 2
+#if R4_ACT_KIND == 3
+    r4nv::dequant_e4m3_int4(wv.x, wv.y, a[2 * b]);  // e4m3 bytes code * 2^-9
+    r4nv::dequant_e4m3_int4(wv.z, wv.w, a[2 * b + 1]);
+#elif R4_ACT_KIND == 2
     r4nv::dequant_s8(wv.x, wv.y, a[2 * b]);
     r4nv::dequant_s8(wv.z, wv.w, a[2 * b + 1]);
 #else
@@ -212,7 +220,11 @@ __device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS]
 
 // The group's partial accumulator: int32 for int8 activations (exact), f32 for 16-bit ones
 // (products of codes and activations are exact in f32; the group's sum rounds as any f32 sum).
-#if R4_ACT_KIND == 2
+#if R4_ACT_KIND == 3
+typedef float r4g_part;
+#define R4G_CODE_SCALE 512.0f  // the e4m3 bytes hold code * 2^-9
+__device__ inline float r4g_to_float(float f) { return f; }
+#elif R4_ACT_KIND == 2
 typedef i32 r4g_part;
 #define R4G_CODE_SCALE 0.0625f  // the int8 bytes hold 16 * code
 // int32 -> f32, exactly, in two full-rate instructions: I2F runs at a quarter of the FMA rate on
@@ -330,7 +342,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #pragma unroll
         for (int i = 0; i < R4G_NR / 8; ++i) {
           const int m = m_base + 8 * i + 2 * t;
-#if R4_ACT_KIND == 2
+#if R4_ACT_KIND >= 2
           const float sa0 = m < M ? sa[m] : 0.0f, sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
 #else
           const float sa0 = 1.0f, sa1 = 1.0f;

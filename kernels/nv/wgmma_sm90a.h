@@ -178,7 +178,29 @@ __device__ inline void wgmma_s8_n64(i32 (&d)[32], const u32 (&a)[4], u64 desc, i
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
 }
 
-// The k-step for N = 16, 32, 64 and the activation kind (0 f16, 1 bf16, 2 s8; ACC is float or i32).
+// e4m3 x e4m3 -> f32 (the fp8-activation GEMM gemm_w4a8fp8_nt): the s8 fragment layout (8-bit
+// types share it), f32 accumulators, and the fp8 form's scale-a / scale-b immediates (1: no
+// negation; fp8 has no transpose immediates).
+__device__ inline void wgmma_e4m3_n16(float (&d)[8], const u32 (&a)[4], u64 desc, int scale_d) {
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %13, 0;\n wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, %12, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
+}
+
+__device__ inline void wgmma_e4m3_n32(float (&d)[16], const u32 (&a)[4], u64 desc, int scale_d) {
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %21, 0;\n wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
+}
+
+__device__ inline void wgmma_e4m3_n64(float (&d)[32], const u32 (&a)[4], u64 desc, int scale_d) {
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %37, 0;\n wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
+}
+
+// The k-step for N = 16, 32, 64 and the activation kind (0 f16, 1 bf16, 2 s8, 3 e4m3; ACC is
+// float or i32).
 template <int KIND, int N, class ACC>
 __device__ inline void wgmma_step(ACC (&d)[N / 2], const u32 (&a)[4], u64 desc, int scale_d) {
   if constexpr (KIND == 0) {
@@ -189,6 +211,10 @@ __device__ inline void wgmma_step(ACC (&d)[N / 2], const u32 (&a)[4], u64 desc, 
     if constexpr (N == 16) wgmma_bf16_n16(d, a, desc, scale_d);
     if constexpr (N == 32) wgmma_bf16_n32(d, a, desc, scale_d);
     if constexpr (N == 64) wgmma_bf16_n64(d, a, desc, scale_d);
+  } else if constexpr (KIND == 3) {
+    if constexpr (N == 16) wgmma_e4m3_n16(d, a, desc, scale_d);
+    if constexpr (N == 32) wgmma_e4m3_n32(d, a, desc, scale_d);
+    if constexpr (N == 64) wgmma_e4m3_n64(d, a, desc, scale_d);
   } else {
     if constexpr (N == 16) wgmma_s8_n16(d, a, desc, scale_d);
     if constexpr (N == 32) wgmma_s8_n32(d, a, desc, scale_d);

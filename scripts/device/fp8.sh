@@ -16,15 +16,18 @@ L="$OUT/fp8.log"
     echo "$t rc=$rc"
     [[ $rc == 0 ]] || failed=1
   done
-  if [[ $failed == 1 ]]; then
-    mkdir -p /tmp/src && tar -xf $B/src.tar -C /tmp/src
-    for k in gemm_w4a8fp8_nt gemm_mxfp4a8fp8_nt; do
-      nvcc -arch=sm_90 -std=c++17 -I/tmp/src -cubin -o "/tmp/$k.cubin" -DR4_WAVE=32 -DR4_GEN=2 \
-        -DR4_ST=4 -DR4_WV=4 -DR4_SK=1 -DR4_MB=1 -DR4_NPW=1 -DR4_NT=0 -x cu "/tmp/src/kernels/$k.cu" &&
-        cuobjdump -sass "/tmp/$k.cubin" >"$OUT/$k.sass"
-    done
-  fi
+  # The SASS opcode mix of one ldg config of each fp8 kernel and of gemm_w4a8_nt (int8) beside it:
+  # what mma.sync .e4m3 becomes on sm_90 (and the whole SASS of the first, for reading).
+  mkdir -p /tmp/src && tar -xf $B/src.tar -C /tmp/src
+  for k in gemm_w4a8fp8_nt gemm_mxfp4a8fp8_nt gemm_w4a8_nt; do
+    nvcc -arch=sm_90 -std=c++17 -I/tmp/src -cubin -o "/tmp/$k.cubin" -DR4_WAVE=32 -DR4_GEN=2 \
+      -DR4_ST=4 -DR4_WV=4 -DR4_SK=1 -DR4_MB=1 -DR4_NPW=1 -DR4_NT=0 -x cu "/tmp/src/kernels/$k.cu" &&
+      cuobjdump -sass "/tmp/$k.cubin" >"/tmp/$k.sass"
+    echo "== SASS opcodes, $k ldg(4, 1, 1, 1, 0, 4), sm_90"
+    grep -oE "^ +/\*[0-9a-f]+\*/ +[A-Z0-9_.]+" "/tmp/$k.sass" | awk '{print $2}' | sort | uniq -c | sort -rn | head -14
+  done
+  cp /tmp/gemm_w4a8fp8_nt.sass "$OUT/"
 } >"$L" 2>&1
 cat "$L" | tail -80
 [[ $failed == 1 ]] && exit 1
-bash "$(dirname "$0")/sweeps.sh"
+[[ ${R4_SKIP_SWEEPS:-0} == 1 ]] || bash "$(dirname "$0")/sweeps.sh"
