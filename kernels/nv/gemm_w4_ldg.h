@@ -166,6 +166,35 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
             r4nv::mma_e4m3(part[p][j], a1, b.a[u][j][0].z, b.a[u][j][0].w);
 #endif
           }
+#elif R4_ACT_KIND == 4 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        // sm_90: the f16 route (kernels/nv/mma_sm89.h). Per k32 step s': two m16n8k16 steps, h =
+        // 0 / 1 over the lane's real k 32s' + 8t + 4h + 0..3 (dword 2s' + h of the weights, .x/.y
+        // or .z/.w of the activations), into a zeroed partial promoted by 2^(e - 113).
+        const u32 ew = b.s[u][p][0];
+        const u32 w4[4] = {b.w[u][p].x, b.w[u][p].y, b.w[u][p].z, b.w[u][p].w};
+#pragma unroll
+        for (int st = 0; st < 2; ++st) {
+          u32 af[2][4];
+          r4nv::e2m1x4_to_f16_frag(w4[2 * st], af[0]);
+          r4nv::e2m1x4_to_f16_frag(w4[2 * st + 1], af[1]);
+          const float f0 = r4nv::e8m0_times_2p14((ew >> (8 * st)) & 0xFFu);
+          const float f1 = r4nv::e8m0_times_2p14((ew >> (16 + 8 * st)) & 0xFFu);
+#pragma unroll
+          for (int j = 0; j < R4L_MSUB; ++j)
+            if (j < live) {
+              float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                const u32 av = st ? (h ? b.a[u][j][0].w : b.a[u][j][0].z)
+                                  : (h ? b.a[u][j][0].y : b.a[u][j][0].x);
+                r4nv::mma_f16(d, af[h], r4nv::e4m3x2_to_f16x2(av), r4nv::e4m3x2_to_f16x2(av >> 16));
+              }
+              acc[p][j][0] = fmaf(d[0], f0, acc[p][j][0]);
+              acc[p][j][1] = fmaf(d[1], f0, acc[p][j][1]);
+              acc[p][j][2] = fmaf(d[2], f1, acc[p][j][2]);
+              acc[p][j][3] = fmaf(d[3], f1, acc[p][j][3]);
+            }
+        }
 #elif R4_ACT_KIND == 4
         // Per k32 step: the step's exponents of rows g and g+8 (bytes s' and 2 + s' of the
         // block's dword), an MMA into a zeroed partial, one FMA per element into acc.

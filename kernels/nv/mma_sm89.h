@@ -47,8 +47,38 @@ __device__ inline void dequant_e4m3_e2m1(u32 d0, u32 d1, u32 (&a)[4]) {
 }
 
 // An e8m0 block exponent e (<= layout::mx_sm89::kMaxE8m0) -> the f32 2^(e - 127 + 6): the block
-// scale times the 2^6 that the e2m1 -> e4m3 conversion took out. Exponent field e + 6, 6..254.
+// scale times the 2^6 that the e2m1 -> e4m3 conversion took out. Exponent field e + 6, 6..246.
 __device__ inline float e8m0_times_64(u32 e) { return __uint_as_float((e + 6u) << 23); }
+
+// The f16 route for sm_90, where mma.sync .e4m3 is no tensor-core instruction of its own: ptxas
+// turns each one into two HMMA.16816.F32 and twelve F2FP.F16.E4M3.UNPACK_B (SASS of the ldg
+// kernels on the H200, docs/device-logs/2026-12-01-session7-*: 384 F2FP for 32 MMAs), the A
+// operand's four registers converted again for every activation sub-tile. Converting once into
+// f16 operands and issuing mma.sync m16n8k16 .f16 keeps every product exact (e2m1 and e4m3 values
+// are exact in f16; the tensor core multiplies f16 exactly into f32) and converts A once per tile.
+//
+// e4m3x2 (the low 16 bits of v: byte 0 -> the low half) -> f16x2, exact.
+__device__ inline u32 e4m3x2_to_f16x2(u32 v) {
+  u32 d;
+  const unsigned short h = static_cast<unsigned short>(v & 0xFFFFu);
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;\n" : "=r"(d) : "h"(h));
+  return d;
+}
+// One mx_sm89 dword (byte j: row g's code in the low nibble, row g+8's in the high one, real k
+// consecutive in j) -> the four f16x2 A registers of one m16n8k16 step over its 4 k: a0 / a2 row g
+// bytes (0, 1) / (2, 3), a1 / a3 row g+8. Each value is the e2m1 value * 2^-14: the nibble's
+// e1 e0 m bits go to f16 bits 11..9 (exponent field e1 e0, bias 15 against e2m1's 1; m the top
+// mantissa bit), e = 0 lands on f16 subnormals 0.5m * 2^-14, the sign to bit 15.
+__device__ inline void e2m1x4_to_f16_frag(u32 d, u32 (&a)[4]) {
+  const u32 t01 = prmt(d, 0u, 0x4140u);  // byte 0 -> bits 0-7, byte 1 -> bits 16-23
+  const u32 t23 = prmt(d, 0u, 0x4342u);
+  a[0] = ((t01 << 9) & 0x0E000E00u) | ((t01 << 12) & 0x80008000u);
+  a[1] = ((t01 << 5) & 0x0E000E00u) | ((t01 << 8) & 0x80008000u);
+  a[2] = ((t23 << 9) & 0x0E000E00u) | ((t23 << 12) & 0x80008000u);
+  a[3] = ((t23 << 5) & 0x0E000E00u) | ((t23 << 8) & 0x80008000u);
+}
+// e -> the f32 2^(e - 127 + 14) for the f16 route (exponent field e + 14, <= 254 for e <= 240).
+__device__ inline float e8m0_times_2p14(u32 e) { return __uint_as_float((e + 14u) << 23); }
 
 }  // namespace r4nv
 

@@ -40,10 +40,10 @@ constexpr int kRowsPerTile = 16;
 constexpr int kKPerBlock = 64;
 constexpr int kKPerScale = 32;  // one e8m0 exponent per 32 K (MXFP4)
 constexpr int kLanes = 32;
-// Largest block exponent the kernel folds: it multiplies each 32-K partial by 2^(e - 127 + 6)
-// as one f32 (kernels/gemm_mxfp4a8fp8_nt.cu), finite for e <= 248 (weights below 2^122); the
-// packer refuses larger exponents and 255 (NaN).
-constexpr int kMaxE8m0 = 248;
+// Largest block exponent the kernel folds: it multiplies each 32-K partial by 2^(e - 127 + 14)
+// (its f16 route on sm_90; 2^(e - 127 + 6) on the e4m3 one) as one f32 (kernels/nv/mma_sm89.h),
+// finite for e <= 240 (weights below 2^114); the packer refuses larger exponents and 255 (NaN).
+constexpr int kMaxE8m0 = 240;
 
 struct Pos {
   long long dword;
