@@ -2,7 +2,7 @@
 # The sweeps of an acceptance run on the H200, in one device call: dflash from a cold database,
 # again on the warm compile cache (an independent second run: cold / warm and the winners of the
 # two compared), then llama3-8b cold. Databases, tables and report land in $OUT (run 1 of dflash
-# alone is the committed fixture). R4_SKIP_LLAMA=1 leaves llama out.
+# alone is the committed fixture). R4_SKIP_LLAMA=1 leaves llama out, R4_SKIP_WARM=1 the warm run.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 q() { python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(*r, sep=' | ') for r in c.execute(sys.argv[2])]" "$@"; }
@@ -12,8 +12,10 @@ L="$OUT/sweeps.log"
   echo "== dflash, cold database"
   timeout 420 /usr/bin/time -f "dflash cold wall %e s" $B/r4tune sweep configs/dflash.toml --db /tmp/d.db --plain 2>&1 | grep -vE "^(compile|measure) "
   cp /tmp/d.db /tmp/d_run1.db
+  if [[ ${R4_SKIP_WARM:-0} != 1 ]]; then
   echo "== dflash, warm compile cache"
   timeout 300 /usr/bin/time -f "dflash warm wall %e s" $B/r4tune sweep configs/dflash.toml --db /tmp/d.db --plain 2>&1 | grep -E "^(plan|run|time|stream|launch)|wall"
+  fi
   echo "== winners, run 1 against run 2"
   q /tmp/d.db "select 'max |diff| %', max(abs(100*(b.median_us-a.median_us)/a.median_us)), 'same config', sum(a.wv=b.wv and a.sk=b.sk and a.mb=b.mb and a.npw=b.npw and a.nt=b.nt and a.gen=b.gen and a.st=b.st), count(*) from winners a join winners b on a.kernel=b.kernel and a.n=b.n and a.k=b.k and a.band_limit=b.band_limit where a.run_id=1 and b.run_id=2"
   q /tmp/d.db "select gen, count(*) from winners where run_id=1 group by gen"
