@@ -36,13 +36,15 @@ TEST(GeneratedTables, CommittedFilesMatchTheFixture) {
 TEST(GeneratedTables, CommittedH200TablesMatchTheirDatabase) {
   const auto store = db::Store::open_read_only(R4_H200_FIXTURE_DB);
   const db::Id run = store.resolve_run("1").id;
-  EXPECT_EQ(testing::read_file(kRoot + "/configs/generated/h200_tables.py"), emit_python(store, run));
+  EXPECT_EQ(testing::read_file(kRoot + "/configs/generated/h200_tables.py"),
+            emit_python(store, run));
   EXPECT_EQ(testing::read_file(kRoot + "/configs/generated/h200_tables.hpp"), emit_cpp(store, run));
-  EXPECT_EQ(testing::read_file(kRoot + "/configs/generated/h200_tables.json"), emit_json(store, run))
+  EXPECT_EQ(testing::read_file(kRoot + "/configs/generated/h200_tables.json"),
+            emit_json(store, run))
       << "regenerate with: r4tune emit --db build/fixtures/h200-dflash-2026-11-30.db --run 1 "
          "--format python|cpp|json --out configs/generated/h200_tables.{py,hpp,json}";
   EXPECT_EQ(store.integrity_check(), "ok");
-  EXPECT_EQ(store.counts(run).winners, 48);
+  EXPECT_EQ(store.counts(run).winners, 96);  // 4 kernels x 6 shapes x 4 bands (session 7)
   EXPECT_EQ(store.counts(run).checks_failed, 0);
 }
 

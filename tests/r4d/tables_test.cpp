@@ -83,7 +83,7 @@ TEST(R4dTables, Sm90aKernelsAreTheTablesSm90aConfigs) {
   EXPECT_TRUE(r4d::has_generation(r4d::kGenLdg));  // compiled like mma_sync, for every target
   EXPECT_FALSE(r4d::has_generation(3));
   bool table_has_sm90a = false;
-  for (Dtype d : {Dtype::w4a16, Dtype::w4a8})
+  for (Dtype d : {Dtype::w4a16, Dtype::w4a8, Dtype::w4a8fp8, Dtype::mxfp4a8fp8})
     for (const auto& r : r4d::table(d)) table_has_sm90a |= r.gen == r4d::kGenSm90a;
   const auto sm80 = r4d::detail::nvidia_arch(8, 0), sm90 = r4d::detail::nvidia_arch(9, 0);
   int sm90a = 0;
@@ -99,8 +99,11 @@ TEST(R4dTables, Sm90aKernelsAreTheTablesSm90aConfigs) {
         return o.id == e.id && o.config == e.config && o.a_bf16 != e.a_bf16;
       })) << r4d::to_string(e.config);
     }
-    const auto listed = r4d::compiled_configs(
-        e.id == r4::kernels::KernelId::gemm_w4a16_nt ? Dtype::w4a16 : Dtype::w4a8);
+    const auto listed =
+        r4d::compiled_configs(e.id == r4::kernels::KernelId::gemm_w4a16_nt     ? Dtype::w4a16
+                              : e.id == r4::kernels::KernelId::gemm_w4a8_nt    ? Dtype::w4a8
+                              : e.id == r4::kernels::KernelId::gemm_w4a8fp8_nt ? Dtype::w4a8fp8
+                                                                               : Dtype::mxfp4a8fp8);
     EXPECT_NE(std::find(listed.begin(), listed.end(), e.config), listed.end());
   }
   EXPECT_EQ(sm90a > 0, table_has_sm90a && r4d::has_generation(r4d::kGenSm90a));
