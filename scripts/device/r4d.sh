@@ -34,8 +34,13 @@ L="$OUT/r4d.log"
   R4D_PYTHON_PATH=/tmp/r4d-py timeout 200 python3 /tmp/r4d-src/tests/r4d/test_r4d_torch.py 2>&1 | tail -8
   echo "torch test rc=${PIPESTATUS[0]}"
   echo "== r4d_torch: custom ops, fake tensors, modules, compile + CUDA graph (issue 13)"
-  R4D_PYTHON_PATH=/tmp/r4d-py timeout 200 python3 /tmp/r4d-src/tests/r4d/test_r4d_torch_ops.py 2>&1 | tail -40
-  echo "torch ops test rc=${PIPESTATUS[0]}"
+  if [[ ${R4D_FP8_DIAG:-0} == 1 ]]; then
+    R4D_PYTHON_PATH=/tmp/r4d-py timeout 120 python3 /tmp/r4d-src/scripts/device/fp8_diag.py 2>&1 | tail -30
+  fi
+  if [[ ${R4D_SKIP_OPS:-0} != 1 ]]; then
+    R4D_PYTHON_PATH=/tmp/r4d-py timeout 200 python3 /tmp/r4d-src/tests/r4d/test_r4d_torch_ops.py 2>&1 | tail -40
+    echo "torch ops test rc=${PIPESTATUS[0]}"
+  fi
   if [[ ${R4D_SKIP_EXAMPLE:-0} != 1 ]]; then
     echo "== end to end: drafter checkpoint -> r4tune quant -> r4d_torch stack (torch_stack.py)"
     R=$PWD
@@ -50,7 +55,7 @@ L="$OUT/r4d.log"
     timeout 200 python3 /tmp/r4d-src/kernels/r4d/example/torch_stack.py --bf16 /tmp/dr.safetensors \
       --int4 /tmp/dr_int4.safetensors --w4a8fp8 /tmp/dr_int4.safetensors \
       --gptq /tmp/dr_gptq_out.safetensors --mxfp4 /tmp/dr_mx.safetensors \
-      --M 1,8,16,64,100 --iters 30 --r4d-path /tmp/r4d-py 2>&1 | tail -150
+      --M 1,16,64,100 --iters 30 --r4d-path /tmp/r4d-py 2>&1 | tail -150
     echo "torch_stack rc=${PIPESTATUS[0]}"
   fi
   if [[ ${R4D_SKIP_BENCH:-0} != 1 ]]; then
