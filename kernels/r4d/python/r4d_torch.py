@@ -296,13 +296,15 @@ def _cuda_impl(op):
             w = _dense_weight(op, wq, wsz, N, K)
             return torch.matmul(x.reshape(M, K), w.t()).reshape(*lead, N)
         r4d = _r4d()
-        if dtype in _FP8_DTYPES and not _need("dtype_supported")(dtype, dev.index or 0):
-            raise RuntimeError(f"r4d::{op}: device: r4d.dtype_supported('{dtype}', {dev.index}) "
-                               "is False for this device/build")
         devi = dev.index if dev.index is not None else torch.cuda.current_device()
+        # init first: dtype_supported answers for a registered device only (False before init;
+        # an fp8 op as a process's first r4d call was refused so on the H200, session 7).
         if devi not in _INITED and not torch.cuda.is_current_stream_capturing():
             r4d.init(devi)
             _INITED.add(devi)
+        if dtype in _FP8_DTYPES and not _need("dtype_supported")(dtype, devi):
+            raise RuntimeError(f"r4d::{op}: device: r4d.dtype_supported('{dtype}', {devi}) "
+                               "is False for this device/build")
         a = x.reshape(M, K).contiguous()
         c = torch.empty((M, N), dtype=torch.bfloat16, device=dev)
         st = torch.cuda.current_stream(dev).cuda_stream
