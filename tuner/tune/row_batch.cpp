@@ -1,5 +1,6 @@
 #include "tuner/tune/row_batch.hpp"
 
+#include <stdexcept>
 #include <string>
 
 namespace r4::tune {
@@ -60,12 +61,18 @@ void get(const json& j, const char* key, std::optional<T>& v) {
   if (auto it = j.find(key); it != j.end() && !it->is_null()) v = it->get<T>();
 }
 
+// Every field of the config, the generation and its stage count included: without them a
+// remote rank's sm90a and ldg rows reached rank 0 as generation 0 (the 2-GPU `mpirun -n 2`
+// scaling run of 2026-12-01 stored 80 of 224 winners with the 1-GPU run's config, against 176
+// for `--devices all`; every mismatch a generation-0 tuple).
 json config_to_json(const db::Config& c) {
-  return json::array({c.wv, c.sk, c.mb, c.npw, c.nt});
+  return json::array({c.wv, c.sk, c.mb, c.npw, c.nt, c.gen, c.st});
 }
 db::Config config_from(const json& j) {
+  if (!j.is_array() || j.size() != 7)
+    throw std::invalid_argument("a row batch's config must be [wv, sk, mb, npw, nt, gen, st]");
   return {j.at(0).get<int>(), j.at(1).get<int>(), j.at(2).get<int>(), j.at(3).get<int>(),
-          j.at(4).get<int>()};
+          j.at(4).get<int>(), j.at(5).get<int>(), j.at(6).get<int>()};
 }
 
 json check_json(const db::CheckRow& c) {

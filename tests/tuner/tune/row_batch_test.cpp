@@ -33,7 +33,7 @@ RowBatch race_batch(db::Id run, db::Id compile) {
     m.n = 3072;
     m.k = 5120;
     m.m = 16;
-    m.config = {4, 1 + i, 1, 1, 1};
+    m.config = {4, 1 + i, 1, 1, 1, 1 + i, 4};  // sm90a / ldg, with their stage counts
     m.median_us = 10.1 + 1.0 / 3.0 + i;
     m.detail = "finalist \"quoted\"\n";
     b.measurements.push_back({m, {10.0 + 1e-9, 10.5, 11.0 / 3.0}});
@@ -55,7 +55,7 @@ RowBatch race_batch(db::Id run, db::Id compile) {
   w.k = 5120;
   w.band_limit = 16;
   w.m_measured = 16;
-  w.config = {4, 2, 1, 1, 1};
+  w.config = {4, 2, 1, 1, 1, 2, 4};
   w.median_us = 11.1;
   w.speedup_vs_fp8 = 25.0 / 11.1;
   b.winners.emplace_back(w, 1);
@@ -88,6 +88,10 @@ TEST(RowBatch, TravelsExactlyAndWritesWithItsGpuInOneTransaction) {
   EXPECT_EQ(back.measurements[0].row.median_us, b.measurements[0].row.median_us);
   EXPECT_EQ(back.measurements[1].samples, b.measurements[1].samples);
   EXPECT_EQ(*back.checks[0].max_error, 0.1234567890123);
+  // The whole config, generation and stages included (not only the JSON equal to itself).
+  EXPECT_EQ(back.measurements[0].row.config, b.measurements[0].row.config);
+  EXPECT_EQ(back.measurements[1].row.config, b.measurements[1].row.config);
+  EXPECT_EQ(back.winners[0].first.config, b.winners[0].first.config);
 
   const auto mids = write_batch(s, back);
   ASSERT_EQ(mids.size(), 2u);
