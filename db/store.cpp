@@ -108,7 +108,8 @@ Store Store::open(const std::string& path) {
   // busy handler for that: several processes opening a new file at once retry here (seen with six
   // at once: "database is locked (running: PRAGMA journal_mode = WAL)").
   for (const auto until =
-           std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);;) {
+           std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+       ;) {
     try {
       c->exec("PRAGMA journal_mode = WAL");
       break;
@@ -221,6 +222,12 @@ Id Store::insert_compile(const CompileRow& c, std::optional<Id> run_id) {
   if (run_id) link_compile(*run_id, id);
   t.commit();
   return id;
+}
+
+void Store::link_compiles(Id run_id, const std::vector<Id>& compile_ids) {
+  Transaction t(*conn_);
+  for (const Id c : compile_ids) link_compile(run_id, c);
+  t.commit();
 }
 
 void Store::link_compile(Id run_id, Id compile_id) {

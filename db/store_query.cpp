@@ -375,6 +375,12 @@ std::optional<CompileRow> Store::find_compile(const std::string& cache_key) cons
   return c;
 }
 
+bool Store::has_compile(const std::string& cache_key) const {
+  auto s = conn_->prepare("SELECT 1 FROM compiles WHERE cache_key = ?1");
+  s.bind(1, cache_key);
+  return s.step();
+}
+
 std::vector<CompileRow> Store::compiles_for_run(Id run_id, bool with_binaries) const {
   auto s = conn_->prepare(fmt::format(
       "SELECT {}, {}, {} FROM compiles WHERE id IN (SELECT compile_id FROM checks WHERE "

@@ -38,7 +38,7 @@ std::vector<CompileOutcome> compile_all(
   std::vector<CompileOutcome> out(requests.size());
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    out[i].key = compile_key(requests[i], version);
+    out[i].key = cache.keys ? cache.keys->at(i) : compile_key(requests[i], version);
     if (cache.find) {
       if (auto hit = cache.find(out[i].key)) {
         out[i].result = std::move(*hit);

@@ -16,7 +16,6 @@ namespace r4::tune {
 // extra options, and the compiler identity.
 [[nodiscard]] std::string compile_key(const gpu::CompileRequest& req,
                                       const std::string& compiler_version);
-
 struct CompileOutcome {
   std::string key;
   gpu::CompileResult result;
@@ -28,6 +27,8 @@ struct CompileOutcome {
 struct CompileCache {
   std::function<std::optional<gpu::CompileResult>(const std::string& key)> find;
   std::function<void(const std::string& key, const gpu::CompileResult&)> store;
+  // The requests' keys when already known (set_keys), else compile_all computes them.
+  const std::vector<std::string>* keys = nullptr;
 };
 
 // Compiles every request (in parallel on `threads` threads; 0 = all cores); results keep the

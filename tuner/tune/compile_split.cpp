@@ -1,5 +1,6 @@
 #include "tuner/tune/compile_split.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -102,12 +103,14 @@ void compile_split(SweepContext& ctx, Plan& plan, gpu::Backend& backend, mpi::Wo
           all[0], differ));
   }
   const std::size_t n = plan.units.size();
-  for (auto& u : plan.units) u.key = compile_key(u.request, compiler);
+  if (std::any_of(plan.units.begin(), plan.units.end(),
+                  [](const Unit& u) { return u.key.empty(); }))
+    set_keys(plan, compiler, ctx.opt.threads);
 
   // Rank 0: which are cached.
   json cached = json::array();
   if (world.root())
-    for (const auto& u : plan.units) cached.push_back(ctx.store.find_compile(u.key).has_value());
+    for (const auto& u : plan.units) cached.push_back(ctx.store.has_compile(u.key));
   cached = share(world, cached);
 
   // This rank's share of the rest, round-robin in plan order.
@@ -118,10 +121,15 @@ void compile_split(SweepContext& ctx, Plan& plan, gpu::Backend& backend, mpi::Wo
        j += static_cast<std::size_t>(world.size()))
     mine.push_back(todo[j]);
   std::vector<gpu::CompileRequest> reqs;
-  for (std::size_t i : mine) reqs.push_back(plan.units[i].request);
+  std::vector<std::string> keys;
+  for (std::size_t i : mine) {
+    reqs.push_back(plan.units[i].request);
+    keys.push_back(plan.units[i].key);
+  }
   Progress prog(world.root() ? ctx.opt.progress : ProgressMode::quiet, "compile", reqs.size());
-  const auto outcomes = compile_all(backend, reqs, CompileCache{}, ctx.opt.threads,
-                                    [&](std::size_t, const CompileOutcome&) { prog.advance(1); });
+  const auto outcomes =
+      compile_all(backend, reqs, CompileCache{nullptr, nullptr, &keys}, ctx.opt.threads,
+                  [&](std::size_t, const CompileOutcome&) { prog.advance(1); });
   prog.finish(fmt::format("rank 0 compiled {} of the {} configs to compile ({} ranks)", reqs.size(),
                           todo.size(), world.size()));
   json results = json::array();

@@ -14,6 +14,10 @@
 
 namespace r4::tune {
 
+// Every unit's cache key (Unit::key), hashed on `threads` threads (0 = all cores), once per
+// sweep: the plan's summary, the compile stage and the MPI compile split all use it.
+void set_keys(Plan& plan, const std::string& compiler_version, int threads);
+
 // Times itself into ctx.sec.compile.
 void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend);
 

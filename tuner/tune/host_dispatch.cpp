@@ -176,6 +176,13 @@ void HostLanes::run(std::vector<RaceJob> jobs, const std::vector<GpuSlot>& slots
                     RowSink& sink, const std::function<void(const DispatchEvent&)>& on_event,
                     std::atomic<bool>& stop) {
   RaceQueue queue(std::move(jobs));
+  run(queue, true, slots, groups, work, sink, on_event, stop);
+}
+
+void HostLanes::run(RaceSource& queue, bool report_left, const std::vector<GpuSlot>& slots,
+                    const std::vector<SweepContext*>& groups, const DispatchWork& work,
+                    RowSink& sink, const std::function<void(const DispatchEvent&)>& on_event,
+                    std::atomic<bool>& stop) {
   const auto emit = [&](const DispatchEvent& e) {
     std::lock_guard lock(mu_);
     if (on_event) on_event(e);
@@ -203,7 +210,7 @@ void HostLanes::run(std::vector<RaceJob> jobs, const std::vector<GpuSlot>& slots
   }
   for (auto& l : lanes_) l->stats.restarts = l->worker->process().starts() - l->starts_at_run;
   if (error_) std::rethrow_exception(error_);
-  if (const auto left = queue.waiting(); left > 0 && !stop) {
+  if (const auto left = queue.waiting(); report_left && left > 0 && !stop) {
     std::lock_guard lock(mu_);
     failed_.push_back(fmt::format(
         "{} race{} not run on rank {} ({}): every worker that could take them failed twice in "
@@ -212,7 +219,7 @@ void HostLanes::run(std::vector<RaceJob> jobs, const std::vector<GpuSlot>& slots
   }
 }
 
-void HostLanes::drive(Lane& lane, RaceQueue& queue, const std::vector<SweepContext*>& groups,
+void HostLanes::drive(Lane& lane, RaceSource& queue, const std::vector<SweepContext*>& groups,
                       const DispatchWork& work,
                       const std::function<void(const DispatchEvent&)>& emit,
                       std::atomic<bool>& stop, SweepClock::time_point t0) {

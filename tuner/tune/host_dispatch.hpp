@@ -58,6 +58,12 @@ class HostLanes {
   void run(std::vector<RaceJob> jobs, const std::vector<GpuSlot>& slots,
            const std::vector<SweepContext*>& groups, const DispatchWork& work, RowSink& sink,
            const std::function<void(const DispatchEvent&)>& on_event, std::atomic<bool>& stop);
+  // The same with the races from `source` (under MPI: rank 0's queue, shared with the other
+  // ranks, or a RemoteQueue). With `report_left`, races still waiting in `source` when every
+  // worker has ended are reported as not run (rank 0 says it itself once every rank has ended).
+  void run(RaceSource& source, bool report_left, const std::vector<GpuSlot>& slots,
+           const std::vector<SweepContext*>& groups, const DispatchWork& work, RowSink& sink,
+           const std::function<void(const DispatchEvent&)>& on_event, std::atomic<bool>& stop);
 
   // After run(): worker i's context (tallies, its GPU) and its worker, for the stages after the
   // races; what each worker did; the races given up.
@@ -72,7 +78,7 @@ class HostLanes {
 
  private:
   struct Lane;
-  void drive(Lane& lane, RaceQueue& queue, const std::vector<SweepContext*>& groups,
+  void drive(Lane& lane, RaceSource& queue, const std::vector<SweepContext*>& groups,
              const DispatchWork& work, const std::function<void(const DispatchEvent&)>& emit,
              std::atomic<bool>& stop, SweepClock::time_point t0);
 

@@ -16,6 +16,7 @@
 #include "tuner/gpu/device_json.hpp"
 #include "tuner/tune/device_select.hpp"
 #include "tuner/tune/ranks.hpp"
+#include "tuner/tune/remote_queue.hpp"
 
 namespace r4::tune {
 
@@ -25,6 +26,7 @@ namespace {
 
 constexpr int kToRoot = 41;  // a rank's rows, events, heartbeats and its end, to rank 0
 constexpr int kToRank = 42;  // rank 0's "stop after the race in flight"
+constexpr int kJob = 43;     // rank 0's answer to a rank's "take": its next race, or none
 
 // This rank's rows and events, waiting for the thread that talks MPI.
 class Outbox final : public RowSink {
@@ -162,25 +164,17 @@ OpenedDevices MpiDispatcher::open() {
 
 void MpiDispatcher::run(const std::vector<SweepContext*>& groups, const std::vector<GpuSlot>& gpus,
                         const DispatchWork& work) {
+  if (!world_.root()) {
+    run_other(groups, gpus, work);  // its races come from rank 0's queue
+    return;
+  }
   std::vector<GroupPlan> plans;
   for (auto* g : groups) plans.push_back({g->plan, g->arch, &g->raced});
-  const auto jobs = make_jobs(ctx_.spec, plans);
-  std::vector<std::vector<int>> workers(static_cast<std::size_t>(world_.size()),
-                                        std::vector<int>(groups.size(), 0));
-  for (const auto& s : gpus) ++workers[static_cast<std::size_t>(s.rank)][s.group];
-  const auto owner = assign_ranks(jobs, workers);
-  std::vector<RaceJob> mine;
-  for (std::size_t i = 0; i < jobs.size(); ++i)
-    if (owner[i] == world_.rank()) mine.push_back(jobs[i]);
-  if (world_.root())
-    run_root(groups, gpus, work, std::move(mine), jobs.size());
-  else
-    run_other(groups, gpus, work, std::move(mine));
+  run_root(groups, gpus, work, make_jobs(ctx_.spec, plans));
 }
 
 void MpiDispatcher::run_other(const std::vector<SweepContext*>& groups,
-                              const std::vector<GpuSlot>& gpus, const DispatchWork& work,
-                              std::vector<RaceJob> mine) {
+                              const std::vector<GpuSlot>& gpus, const DispatchWork& work) {
   std::vector<GpuSlot> my_slots;
   for (const auto& s : gpus)
     if (s.rank == world_.rank()) my_slots.push_back(s);
@@ -190,9 +184,10 @@ void MpiDispatcher::run_other(const std::vector<SweepContext*>& groups,
   const auto on_event = [&](const DispatchEvent& e) {
     box.push({{"type", "event"}, {"event", to_json(e)}});
   };
+  RemoteQueue queue([&](json request) { box.push(std::move(request)); });
   std::thread racing([&] {
     try {
-      lanes_.run(std::move(mine), my_slots, groups, work, box, on_event, stop);
+      lanes_.run(queue, true, my_slots, groups, work, box, on_event, stop);
     } catch (...) {
       error = std::current_exception();
     }
@@ -207,7 +202,11 @@ void MpiDispatcher::run_other(const std::vector<SweepContext*>& groups,
       world_.send(0, kToRoot, pack({{"type", "many"}, {"items", items}}));
       last_sent = SweepClock::now();
     }
-    while (world_.try_recv(kToRank)) stop = true;
+    while (world_.try_recv(kToRank)) {
+      stop = true;
+      queue.stop();  // a worker waiting for its next race takes none
+    }
+    while (auto m = world_.try_recv(kJob)) queue.deliver(unpack(m->data));
     if (done && items.empty()) break;
     if (items.empty()) sleep_ms(5);
   }
@@ -241,8 +240,10 @@ void MpiDispatcher::run_other(const std::vector<SweepContext*>& groups,
 // Rank 0: its own workers race on a thread while this one writes every rank's rows.
 void MpiDispatcher::run_root(const std::vector<SweepContext*>& groups,
                              const std::vector<GpuSlot>& gpus, const DispatchWork& work,
-                             std::vector<RaceJob> mine, std::size_t total) {
+                             std::vector<RaceJob> jobs) {
   const int ranks = world_.size();
+  const std::size_t total = jobs.size();
+  RaceQueue queue(std::move(jobs));  // every rank's workers take from it
   std::vector<GpuSlot> my_slots;
   for (const auto& s : gpus)
     if (s.rank == 0) my_slots.push_back(s);
@@ -286,7 +287,7 @@ void MpiDispatcher::run_root(const std::vector<SweepContext*>& groups,
   const auto t0 = SweepClock::now();
   std::thread racing([&] {
     try {
-      lanes_.run(std::move(mine), my_slots, groups, work, *ctx_.sink, handle_event, stop);
+      lanes_.run(queue, false, my_slots, groups, work, *ctx_.sink, handle_event, stop);
     } catch (...) {
       error = std::current_exception();
     }
@@ -363,6 +364,8 @@ void MpiDispatcher::run_root(const std::vector<SweepContext*>& groups,
           ctx_.sink->write(batch_from_json(item.at("batch")));
         else if (item.at("type") == "event")
           handle_event(event_from_json(item.at("event")));
+        else if (item.at("type") == "take")
+          world_.send(r, kJob, pack(answer_take(queue, item)));
       }
     }
     if (const int sig = g_signal.load()) {
@@ -399,6 +402,7 @@ void MpiDispatcher::run_root(const std::vector<SweepContext*>& groups,
     }
     if ((error || !remote_error.empty()) && !stop_sent) {
       stop = true;
+      queue.stop();
       for (int r = 1; r < ranks; ++r)
         if (!rs[static_cast<std::size_t>(r)].done && !rs[static_cast<std::size_t>(r)].lost)
           world_.send(r, kToRank, "stop");
@@ -463,6 +467,11 @@ void MpiDispatcher::run_root(const std::vector<SweepContext*>& groups,
     for (const auto& f : st.end.value("failed", json::array())) failed_.push_back(f);
   }
   for (const auto& f : lanes_.failed_races()) failed_.push_back(f);
+  // Races no rank took: every worker of their group retired (failed twice in a row) or was lost.
+  if (const auto left = queue.waiting(); left > 0 && !stop && !error && remote_error.empty())
+    failed_.push_back(fmt::format(
+        "{} race{} not run: every worker that could take them failed twice in a row or was lost",
+        left, left == 1 ? " was" : "s were"));
   if (error) std::rethrow_exception(error);
   if (!remote_error.empty()) throw SweepStop(remote_error);
   for (std::size_t g = 0; g < groups.size() && work.after_races; ++g) {

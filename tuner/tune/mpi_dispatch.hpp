@@ -1,9 +1,9 @@
 // Many hosts (`mpirun -n N r4tune sweep SPEC ...`, `srun --mpi=pmix r4tune sweep ...`): every
 // rank drives its host's GPUs as the host dispatcher does (HostLanes; the ranks of one host
-// share its GPUs out between them, --devices choosing which, all by default), and the races are
-// split over the ranks deterministically: every rank computes the same split from the same plan
-// (race_queue.hpp: longest first to the rank with the least work per GPU). Only rank 0 holds the
-// database: the other ranks send it their rows as they are made (one message per batch of
+// share its GPUs out between them, --devices choosing which, all by default), and every rank's
+// workers take their races from one queue on rank 0 (remote_queue.hpp: a worker asks for its next
+// race when it is free, so the ranks finish together whatever the races' lengths). Only rank 0
+// holds the database: the other ranks send it their rows as they are made (one message per batch of
 // row_batch.hpp, CBOR), with their dispatch-log events and a heartbeat, and their tallies at the
 // end; rank 0 writes them through the same sink its own workers use.
 //
@@ -43,9 +43,9 @@ class MpiDispatcher final : public Dispatcher {
  private:
   struct Remote;
   void run_root(const std::vector<SweepContext*>& groups, const std::vector<GpuSlot>& gpus,
-                const DispatchWork& work, std::vector<RaceJob> mine, std::size_t total);
+                const DispatchWork& work, std::vector<RaceJob> jobs);
   void run_other(const std::vector<SweepContext*>& groups, const std::vector<GpuSlot>& gpus,
-                 const DispatchWork& work, std::vector<RaceJob> mine);
+                 const DispatchWork& work);
 
   SweepContext& ctx_;
   mpi::World& world_;

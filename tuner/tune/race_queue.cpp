@@ -1,7 +1,6 @@
 #include "tuner/tune/race_queue.hpp"
 
 #include <algorithm>
-#include <limits>
 
 #include "kernels/family.hpp"
 
@@ -36,28 +35,6 @@ std::vector<RaceJob> make_jobs(const Spec& spec, const std::vector<GroupPlan>& g
     j.first_of_group = groups_seen.insert(j.group).second;
   }
   return jobs;
-}
-
-std::vector<int> assign_ranks(const std::vector<RaceJob>& jobs,
-                              const std::vector<std::vector<int>>& workers) {
-  std::vector<double> load(workers.size(), 0.0);  // estimated work per worker, per rank
-  std::vector<int> out;
-  for (const auto& j : jobs) {
-    int best = -1;
-    double best_load = std::numeric_limits<double>::infinity();
-    for (std::size_t r = 0; r < workers.size(); ++r) {
-      const int n = j.group < workers[r].size() ? workers[r][j.group] : 0;
-      if (n <= 0) continue;
-      const double after = load[r] + j.cost / n;
-      if (after < best_load) {
-        best_load = after;
-        best = static_cast<int>(r);
-      }
-    }
-    if (best >= 0) load[static_cast<std::size_t>(best)] = best_load;
-    out.push_back(best);  // -1: no rank has a worker of the group (the caller refuses that)
-  }
-  return out;
 }
 
 std::optional<RaceJob> RaceQueue::take(std::size_t group, std::optional<std::size_t> shape) {

@@ -1,10 +1,9 @@
 // Which worker takes which race when there are several (tuner/tune/host_dispatch.hpp, one worker
 // per GPU; tuner/tune/mpi_dispatch.hpp, ranks of such workers). Races go longest first, with the
 // length estimated before any is timed as (candidates + baselines) x the shape's weight bytes: a
-// race samples every candidate, and a sample streams the weight. Across MPI ranks the split is
-// deterministic (every rank computes the same one from the same plan): greedy longest-first to
-// the rank with the least estimated work per GPU. Within a rank a race goes to the first free
-// worker. Pure logic, tested without a GPU.
+// race samples every candidate, and a sample streams the weight. A race goes to the first free
+// worker; under MPI every rank's workers take from one queue on rank 0 (remote_queue.hpp), so no
+// rank waits while another has races left. Pure logic, tested without a GPU.
 #pragma once
 
 #include <cstddef>
@@ -50,14 +49,26 @@ struct GroupPlan {
 [[nodiscard]] std::vector<RaceJob> make_jobs(const Spec& spec,
                                              const std::vector<GroupPlan>& groups);
 
-// The rank of each job: longest first to the rank with the least estimated work per worker of
-// the job's group, ties to the lower rank. workers[r][g]: rank r's workers in group g (a rank
-// without any in g takes none of g's races). Same inputs, same answer, on every rank.
-[[nodiscard]] std::vector<int> assign_ranks(const std::vector<RaceJob>& jobs,
-                                            const std::vector<std::vector<int>>& workers);
+// Where a worker's thread gets its races: the queue itself (RaceQueue, in the process that holds
+// it) or, on an MPI rank other than 0, a proxy that asks rank 0's queue (RemoteQueue).
+class RaceSource {
+ public:
+  virtual ~RaceSource() = default;
+  // The next race for a worker of `group` whose pool holds `shape` (none: no shape yet); none
+  // when the group has nothing left or stop() was called. May block (RemoteQueue).
+  [[nodiscard]] virtual std::optional<RaceJob> take(std::size_t group,
+                                                    std::optional<std::size_t> shape) = 0;
+  // A race that threw: queued again, first, the first time (true); the second time it is given
+  // up (false) and is left for --resume.
+  [[nodiscard]] virtual bool retry(const RaceJob& job) = 0;
+  virtual void stop() = 0;
+  // Races queued here and not taken.
+  [[nodiscard]] virtual std::size_t waiting() const = 0;
+};
 
-// One process's races, taken by its workers' threads.
-class RaceQueue {
+// The races, taken by workers' threads (this process's, and under MPI the other ranks' through
+// rank 0).
+class RaceQueue final : public RaceSource {
  public:
   explicit RaceQueue(std::vector<RaceJob> jobs) : jobs_(std::move(jobs)) {}
   // The next race for a worker of `group` whose pool holds `shape` (none: no shape yet). A race
@@ -68,13 +79,12 @@ class RaceQueue {
   // (docs/TUNER.md, 2026-11-30) changed shape 68 times for 14 shapes under the previous rule
   // (longest first, own shape only within 10% of it): 10 s of its 84 s of summed race time.
   // None when the group has nothing left or stop() was called.
-  [[nodiscard]] std::optional<RaceJob> take(std::size_t group, std::optional<std::size_t> shape);
-  // A race that threw: queued again, first, the first time (true); the second time it is given
-  // up (false) and is left for --resume.
-  [[nodiscard]] bool retry(const RaceJob& job);
-  void stop();
+  [[nodiscard]] std::optional<RaceJob> take(std::size_t group,
+                                            std::optional<std::size_t> shape) override;
+  [[nodiscard]] bool retry(const RaceJob& job) override;
+  void stop() override;
   [[nodiscard]] bool stopped() const;
-  [[nodiscard]] std::size_t waiting() const;
+  [[nodiscard]] std::size_t waiting() const override;
 
  private:
   mutable std::mutex mu_;

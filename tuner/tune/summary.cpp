@@ -19,7 +19,7 @@ void print_plan(const SweepContext& ctx, const Plan& plan,
   std::size_t cached = 0;
   const std::string compiler = backend.compiler_version();
   for (const auto& u : plan.units)
-    cached += ctx.store.find_compile(compile_key(u.request, compiler)).has_value();
+    cached += ctx.store.has_compile(u.key.empty() ? compile_key(u.request, compiler) : u.key);
   if (ctx.opt.progress == ProgressMode::quiet) return;
   fmt::print(stderr,
              "plan: {} on {} ({}); {} kernels x {} shapes x {} M values; {} configs to compile "
@@ -120,6 +120,12 @@ void print_summary(const SweepContext& ctx) {
       "{:.1f} s; total {:.1f} s\n",
       sec.open, sec.compile, sec.shapes, sec.floors, sec.verify, sec.race_setup, sec.sampling,
       sec.store, sec.steps, std::max(0.0, other), sec.total);
+  // The driver's own wall clock: what several GPUs cannot share (before and after the races).
+  if (sec.racing > 0)
+    fmt::print(
+        "wall: {:.1f} s before the first race (open, plan, compile), {:.1f} s racing, "
+        "{:.1f} s after\n",
+        sec.before_races, sec.racing, std::max(0.0, sec.total - sec.before_races - sec.racing));
   const auto floors = ctx.store.floors(ctx.run);
   const auto read_floor = [&](std::int64_t n, std::int64_t k) -> double {
     for (const auto& f : floors)

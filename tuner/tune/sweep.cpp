@@ -273,6 +273,7 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store, mpi::Worl
       g.plan = make_plan(spec, g.ctx->arch);
       g.ctx->plan = &g.plan;
       g.ctx->binary_dir = binary_dir;
+      set_keys(g.plan, g.backend->compiler_version(), opt.threads);
       if (world.root()) print_plan(*g.ctx, g.plan, g.device, *g.backend);
       if (world.is_mpi())
         compile_split(*g.ctx, g.plan, *g.backend, world);
@@ -289,6 +290,7 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store, mpi::Worl
     return agree(world, rc, "");
   }
 
+  const double before_races = since(t0);
   try {
     measure(groups, opened.gpus, *dispatcher);
   } catch (...) {
@@ -298,6 +300,7 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store, mpi::Worl
     cleanup();
     throw;
   }
+  const double racing = since(t0) - before_races;
   cleanup();
   int rc = 0;
   if (world.root()) {
@@ -313,6 +316,8 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store, mpi::Worl
         rc = 1;
       }
       g.ctx->sec.total = since(t0);
+      g.ctx->sec.before_races = before_races;
+      g.ctx->sec.racing = racing;
       print_summary(*g.ctx);
     }
     if (!failed.empty()) {

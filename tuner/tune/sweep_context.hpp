@@ -44,6 +44,9 @@ class SweepStop : public std::runtime_error {
 struct PhaseSeconds {
   double open = 0, compile = 0, shapes = 0, verify = 0, race_setup = 0, sampling = 0, store = 0,
          total = 0, floors = 0, steps = 0;
+  // Wall clock of the driver: from its start to the first race, and the races (with the stages
+  // after them: steps). With several GPUs the rest of `total` is what they cannot share.
+  double before_races = 0, racing = 0;
   // Inside race setup, as the worker reports it.
   double setup_workspace = 0, setup_baselines = 0, setup_candidates = 0, setup_warmup = 0;
 };

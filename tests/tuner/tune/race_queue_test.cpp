@@ -1,5 +1,5 @@
 // Which worker takes which race (tuner/tune/race_queue.hpp): longest first by the estimate, once
-// per shape the per-shape stages, the same deterministic split over ranks everywhere, and a race
+// per shape the per-shape stages, workers kept on their shapes, and a race
 // that throws retried once then given up.
 #include "tuner/tune/race_queue.hpp"
 
@@ -46,24 +46,6 @@ TEST(RaceQueue, JobsAreLongestFirstOncePerRaceWithOneShapeFlagEach) {
   // A --resume leaves out what is stored.
   f.raced.insert({256, 5120, 16});
   EXPECT_EQ(f.jobs().size(), 5u);
-}
-
-TEST(RaceQueue, RankSplitIsDeterministicAndOnlyToRanksWithTheGroup) {
-  Fixture f;
-  const auto jobs = f.jobs();
-  const std::vector<std::vector<int>> workers = {{1}, {2}, {0}};
-  const auto a = assign_ranks(jobs, workers), b = assign_ranks(jobs, workers);
-  EXPECT_EQ(a, b);
-  std::map<int, double> load;
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    EXPECT_NE(a[i], 2) << "rank 2 has no worker of the group";
-    EXPECT_GE(a[i], 0);
-    load[a[i]] += jobs[i].cost;
-  }
-  EXPECT_GT(load[0], 0);
-  EXPECT_GT(load[1], load[0]);  // two workers take more of the work than one
-  // No rank with a worker: -1 (the dispatcher never builds that).
-  EXPECT_EQ(assign_ranks(jobs, {{0}}).front(), -1);
 }
 
 TEST(RaceQueue, TakesByGroupPrefersItsShapeAndRetriesOnce) {

@@ -99,7 +99,10 @@ TEST_F(SweepMpi, CompileOnlyWithThreeRanksSplitsTheCompilesWithoutAGpu) {
 TEST_F(SweepMpi, TwoRanksMakeOneRunWithEveryRaceStoredOnce) {
   const auto db = warm_copy("two.db");
   const std::string log = *dir_ + "/two.log";
-  auto r = sh("R4_REPLAY_DEVICES=X,X " + mpirun(2) + sweep(*spec_, db, "--dispatch-log " + log));
+  // Samples slow enough that rank 1 asks for a race while some are left: the ranks take races
+  // from one queue on rank 0 (remote_queue.hpp), and instant replay races could all go to rank 0.
+  auto r = sh("R4_REPLAY_DEVICES=X,X R4_REPLAY_SAMPLE_DELAY_US=2000 " + mpirun(2) +
+              sweep(*spec_, db, "--dispatch-log " + log));
   ASSERT_EQ(r.code, 0) << r.out;
   auto s = db::Store::open_read_only(db);
   const auto runs = s.list_runs();
@@ -139,7 +142,9 @@ TEST_F(SweepMpi, TwoRanksMakeOneRunWithEveryRaceStoredOnce) {
 
 TEST_F(SweepMpi, AFailedRankIsReportedAndResumeWithThreeRanksFinishes) {
   const auto db = warm_copy("failed-rank.db");
-  auto r = sh("R4_REPLAY_DEVICES=X,X R4_REPLAY_RACE_CRASH_RANK=1 " + mpirun(2) + sweep(*spec_, db));
+  // Slow samples: rank 1 must get races to fail (see TwoRanksMakeOneRunWithEveryRaceStoredOnce).
+  auto r = sh("R4_REPLAY_DEVICES=X,X R4_REPLAY_RACE_CRASH_RANK=1 R4_REPLAY_SAMPLE_DELAY_US=2000 " +
+              mpirun(2) + sweep(*spec_, db));
   EXPECT_NE(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("on rank 1 host"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GPU 1"), std::string::npos) << r.out;
@@ -232,7 +237,8 @@ TEST_F(SweepMpi, BadInputIsRefusedBeforeAnythingRuns) {
   // A rank count that changed under --resume where the launch cannot honour it: the run's GPUs
   // are not among this launch's.
   const auto db = warm_copy("layout.db");
-  auto r = sh("R4_REPLAY_DEVICES=X,X R4_REPLAY_RACE_CRASH_RANK=1 " + mpirun(2) + sweep(*spec_, db));
+  auto r = sh("R4_REPLAY_DEVICES=X,X R4_REPLAY_RACE_CRASH_RANK=1 R4_REPLAY_SAMPLE_DELAY_US=2000 " +
+              mpirun(2) + sweep(*spec_, db));
   ASSERT_NE(r.code, 0) << r.out;
   auto bad = sh("R4_REPLAY_DEVICES=Y " + mpirun(3) + sweep(*spec_, db, "--resume"));
   EXPECT_NE(bad.code, 0) << bad.out;
