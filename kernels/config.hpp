@@ -69,6 +69,11 @@ enum class KernelId {
 [[nodiscard]] constexpr bool has_fp8_mma(const gpu::Arch& a) {
   return a.vendor == gpu::Vendor::nvidia && (a.major > 8 || (a.major == 8 && a.minor >= 9));
 }
+// Some fp8-activation GEMM runs on the arch (NVIDIA fp8 mma.sync / wgmma, or AMD gfx12 fp8 WMMA
+// for gemm_w4a8fp8_nt alone): where the verifier builds quant_act_fp8.
+[[nodiscard]] constexpr bool has_fp8_act_path(const gpu::Arch& a) {
+  return has_fp8_mma(a) || amd::has_fp8_wmma_path(a);
+}
 
 struct Config {
   int wv = 1;
@@ -175,12 +180,15 @@ inline constexpr int kLdgRegisterBudget = 208;
 // The fp8-activation GEMMs: gemm_w4a8fp8_nt in the ldg and sm90a generations (wgmma .e4m3 with
 // the int8 path's shapes: same bytes per stage, f32 partials in place of int32 ones);
 // gemm_mxfp4a8fp8_nt in the ldg generation only (its per-32-K exponents would need a promotion
-// per wgmma k-step). Neither has a mma.sync-ring (gen 0) body.
+// per wgmma k-step). Neither has a mma.sync-ring (gen 0) body on NVIDIA. On AMD, gen 0 of
+// gemm_w4a8fp8_nt is the gfx12 fp8 WMMA body, with the ranges of gemm_w4a8_nt's WMMA body (same
+// loop, same accumulator count: f32 partials in place of int32 ones); gfx11 and gfx942 have none
+// (kernels/amd/config_amd.hpp has_fp8_wmma_path says why), nor has gemm_mxfp4a8fp8_nt.
 [[nodiscard]] constexpr bool is_valid(KernelId id, const Config& c, const gpu::Arch& a) {
   if (c.gen == kGenLdg) return is_valid_ldg(id, c, a);
   if (id == KernelId::gemm_mxfp4a8fp8_nt) return false;
   if (c.gen == kGenSm90a) return is_valid_sm90a(id, c, a);
-  if (is_fp8_act(id)) return false;
+  if (is_fp8_act(id) && !amd::has_fp8_wmma_path(a)) return false;
   if (c.gen != kGenMmaSync || c.st != 0) return false;
   if (is_quant(id)) return c == Config{};
   const bool nv_mma = a.vendor == gpu::Vendor::nvidia && a.major >= 8;

@@ -47,7 +47,7 @@ Verifier::Verifier(gpu::Backend& backend, gpu::Context& ctx, gpu::Stream& stream
   const auto& arch = ctx.info().arch;
   impl_->ref_module = impl_->build(reference_compile_request(arch));
   impl_->qa_module = impl_->build(compile_request(KernelId::quant_act, Config{}, arch));
-  if (has_fp8_mma(arch)) impl_->qa8_module = impl_->build(quant_act_fp8_compile_request(arch));
+  if (has_fp8_act_path(arch)) impl_->qa8_module = impl_->build(quant_act_fp8_compile_request(arch));
   impl_->result = gpu::DeviceBuffer(ctx, 16);
 }
 

@@ -52,7 +52,8 @@ class Verifier {
 
   // The quant_act kernel this verifier compiled (the w4a8 path needs it at run time too).
   [[nodiscard]] gpu::Kernel& quant_act_kernel();
-  // quant_act_fp8 (compiled where the arch has fp8 MMA: kernels/config.hpp has_fp8_mma).
+  // quant_act_fp8 (compiled where an fp8-activation GEMM runs: kernels/config.hpp
+  // has_fp8_act_path; NVIDIA sm_89+ and AMD gfx12).
   [[nodiscard]] gpu::Kernel& quant_act_fp8_kernel();
   // The plain GPU reference (ref_gemm_w4) and the checker (check_bf16) of kernels/reference_gpu.cu,
   // for checks this class does not run itself (the outputs of a decode-step chain).

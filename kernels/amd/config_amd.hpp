@@ -27,6 +27,19 @@ namespace r4::kernels::amd {
 [[nodiscard]] constexpr bool has_gemm_path(const gpu::Arch& a) {
   return has_wmma_path(a) || has_mfma_path(a);
 }
+// The fp8-activation GEMMs (issue 13) on AMD: gemm_w4a8fp8_nt on gfx12 only.
+//   gfx12 (RDNA4): v_wmma_f32_16x16x16_fp8_fp8 reads OCP e4m3, what quant_act_fp8 writes
+//     (kernels/amd/gemm_w4a8fp8_nt_wmma.h).
+//   gfx11 (RDNA3): no fp8 WMMA at all (the RDNA3 ISA's WMMA section lists f16, bf16, iu8 and iu4
+//     only; clang-19 refuses the gfx12 builtin there: "needs target feature gfx12-insts").
+//   gfx942 (CDNA3, MI300): v_mfma_f32_16x16x32_fp8_fp8 exists but reads the FNUZ e4m3 variant
+//     (bias 8, 0x80 is NaN, no negative zero, max 240; CDNA3 ISA "Data types"), not the OCP bytes
+//     quant_act_fp8 writes, so OCP bytes would be read as half their value (and -0 as NaN).
+//     Excluded until an FNUZ activation encoding (and a test of it) exists.
+//   gemm_mxfp4a8fp8_nt: no AMD weight layout for MXFP4 exists (only NVIDIA's mx_sm89), so none.
+[[nodiscard]] constexpr bool has_fp8_wmma_path(const gpu::Arch& a) {
+  return a.vendor == gpu::Vendor::amd && a.major == 12;
+}
 // Work-items per workgroup for WV waves.
 [[nodiscard]] constexpr int workgroup_size(const gpu::Arch& a, int wv) {
   return wv * (has_mfma_path(a) ? 64 : 32);

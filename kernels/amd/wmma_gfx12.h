@@ -1,4 +1,5 @@
-// AMD RDNA4 (gfx12) WMMA, wave32: v_wmma_f32_16x16x16_{f16,bf16} and v_wmma_i32_16x16x16_iu8.
+// AMD RDNA4 (gfx12) WMMA, wave32: v_wmma_f32_16x16x16_{f16,bf16}, v_wmma_i32_16x16x16_iu8 and
+// v_wmma_f32_16x16x16_fp8_fp8 (OCP e4m3 x OCP e4m3 -> f32; gfx12 only, RDNA3 has no fp8 WMMA).
 //
 // 1. The operand layouts as data (AMD "RDNA4 Instruction Set Architecture", section "Wave Matrix
 //    Multiply Accumulate (WMMA)", the 16-bit and 8-bit matrix layouts; LLVM AMDGPUUsage and the
@@ -6,8 +7,13 @@
 //      A (16x16, M x K), 8 elements per lane:  row r,  k = kK16[h][e]
 //      B (16x16, K x N), 8 elements per lane:  col r,  k = kK16[h][e]
 //      iu8 A / B, 8 bytes per lane:           row / col r, k = kK8[h][e]
+//      fp8 A / B, 8 e4m3 bytes per lane:      row / col r, k = kKFp8[h][e]
 //      C/D (16x16 f32 or i32), 8 per lane:     col r,  row = kCRow[h][e]
-//    Gfx12Wmma16x16x16{,Iu8} below hand these tables to the host model of the instruction
+//    The ISA gives one layout for all 8-bit WMMA operands (IU8, FP8, BF8): the fp8 table holds the
+//    same values as the iu8 one, kept apart so that the fp8 instruction's model reads its own
+//    transcription (CK's wmma_gemm.hpp treats wmma_f32_16x16x16_f8f8_gfx12 and
+//    wmma_i32_16x16x16_iu8_gfx12 alike: 16 k per instruction, 8 bytes per lane, two dwords).
+//    Gfx12Wmma16x16x16{,Iu8,Fp8} below hand these tables to the host model of the instruction
 //    (tests/kernels/amd/fragment_emulation_test.cpp), which is the only reader of the tables: the
 //    kernel's own fragment code (2.) is written independently and checked against them.
 // 2. The kernel's per-lane fragment assembly (what gemm_w4a{16,8}_nt_wmma.h call), plain C++ over
@@ -16,9 +22,12 @@
 //    KPB = 64): lane l's 16 bytes of a (tile, 64-K block) are four B fragments (dword s = k16 step
 //    s); nibble i of dword s is column r, k = 16s + 4h + _KOFF[i]; even nibbles are elements
 //    0..3, odd nibbles elements 4..7. Scales: one dword per (tile, group, column r).
+//    fp8 (gemm_w4a8fp8_nt): the same nibbles become e4m3 bytes holding code * 2^-9 exactly
+//    (int4x8_to_e4m3 below, the arithmetic of kernels/nv/cvt_fp8.h), in the iu8 path's byte order.
 // 3. The instructions (device only).
 // STATUS: compiled for gfx1200/gfx1201 by CI with clang-19 (every valid config, ISA checked) and
-// emulated on the CPU; never run on an RDNA4 GPU. kernels/README.md says what that proves.
+// emulated on the CPU (f16, bf16, iu8 and fp8); never run on an RDNA4 GPU. kernels/README.md says
+// what that proves.
 #ifndef R4_KERNELS_AMD_WMMA_GFX12_H
 #define R4_KERNELS_AMD_WMMA_GFX12_H
 #ifndef R4_HOST_EMULATION
@@ -44,6 +53,9 @@ struct Gfx12Tables {
   static constexpr signed char kK16[2][8] = {{0, 1, 2, 3, 8, 9, 10, 11}, {4, 5, 6, 7, 12, 13, 14, 15}};
   // iu8 A and B: k of byte e (two dwords) for lane half h
   static constexpr signed char kK8[2][8] = {{0, 1, 2, 3, 8, 9, 10, 11}, {4, 5, 6, 7, 12, 13, 14, 15}};
+  // fp8 (e4m3) A and B: k of byte e (two dwords) for lane half h; the 8-bit layout again
+  static constexpr signed char kKFp8[2][8] = {{0, 1, 2, 3, 8, 9, 10, 11},
+                                              {4, 5, 6, 7, 12, 13, 14, 15}};
   // C/D: row of element e for lane half h (the column is r)
   static constexpr signed char kCRow[2][8] = {{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}};
 };
@@ -62,6 +74,15 @@ struct Gfx12Wmma16x16x16Iu8 {  // iu8
   static constexpr int a_k(int l, int e) { return Gfx12Tables::kK8[l / 16][e]; }
   static constexpr int b_col(int l, int) { return l % 16; }
   static constexpr int b_k(int l, int e) { return Gfx12Tables::kK8[l / 16][e]; }
+  static constexpr int c_row(int l, int e) { return Gfx12Tables::kCRow[l / 16][e]; }
+  static constexpr int c_col(int l, int) { return l % 16; }
+};
+struct Gfx12Wmma16x16x16Fp8 {  // fp8 x fp8 (OCP e4m3 on gfx12), f32 C/D
+  static constexpr int kLanes = 32, kM = 16, kN = 16, kK = 16, kElemsAB = 8, kElemsC = 8;
+  static constexpr int a_row(int l, int) { return l % 16; }
+  static constexpr int a_k(int l, int e) { return Gfx12Tables::kKFp8[l / 16][e]; }
+  static constexpr int b_col(int l, int) { return l % 16; }
+  static constexpr int b_k(int l, int e) { return Gfx12Tables::kKFp8[l / 16][e]; }
   static constexpr int c_row(int l, int e) { return Gfx12Tables::kCRow[l / 16][e]; }
   static constexpr int c_col(int l, int) { return l % 16; }
 };
@@ -113,6 +134,39 @@ __device__ inline v2i load_a8(const i8* row_k0, int lane) {
   a[1] = *reinterpret_cast<const int*>(row_k0 + 8 + 4 * h);
   return a;
 }
+// fp8: eight int4 codes (nibble i of d) -> e4m3 bytes holding code * 2^-9, exactly: an OCP e4m3
+// byte 0000 0mmm is the subnormal m * 2^-9 and 0000 1000 the normal 2^-6 = 8 * 2^-9, so |c| in
+// the low nibble with the sign in bit 7 is c * 2^-9 for every c in -8..7. Two's complement ->
+// sign-magnitude for all eight nibbles at once (no carry crosses a nibble, |c| <= 8); `even` byte
+// j is nibble 2j, `odd` byte j nibble 2j+1. A transcription of kernels/nv/cvt_fp8.h
+// int4x8_to_e4m3 (that file compiles as host or CUDA code only; its arithmetic was checked for
+// every code at every nibble and run on the H200). It relies on the WMMA taking e4m3 subnormals
+// at their value, which the OCP format defines; never checked on an RDNA4 GPU (kernels/README.md).
+__device__ inline void int4x8_to_e4m3(u32 d, u32& even, u32& odd) {
+  const u32 s = d & 0x88888888u;          // sign bit of each nibble
+  const u32 s1 = s >> 3;                  // 1 per negative nibble
+  const u32 mag = (d ^ (s1 * 15u)) + s1;  // |c| per nibble, 0..8
+  even = (mag & 0x0F0F0F0Fu) | ((s << 4) & 0xF0F0F0F0u);
+  odd = ((mag >> 4) & 0x0F0F0F0Fu) | (s & 0xF0F0F0F0u);
+}
+// B fragment (weights) of one k16 step as e4m3 bytes: elements {even nibbles, odd nibbles}, the
+// iu8 path's order (dequant_b_s8), so the activation bytes load as load_a8 loads them.
+__device__ inline v2i dequant_b_e4m3(u32 d, int /*lane*/) {
+  u32 even, odd;
+  int4x8_to_e4m3(d, even, odd);
+  v2i b;
+  b[0] = (int)even;
+  b[1] = (int)odd;
+  return b;
+}
+// Activation A fragment, e4m3 bytes (quant_act_fp8's output): row pointer at k0 of this k16 step.
+__device__ inline v2i load_a_e4m3(const unsigned char* row_k0, int lane) {
+  const int h = lane >> 4;
+  v2i a;
+  a[0] = *reinterpret_cast<const int*>(row_k0 + 4 * h);
+  a[1] = *reinterpret_cast<const int*>(row_k0 + 8 + 4 * h);
+  return a;
+}
 
 // ---- 3. the instructions ------------------------------------------------------------------------
 #ifndef R4_HOST_EMULATION
@@ -124,6 +178,10 @@ __device__ inline v8f mma_bf16(v8s a, v8s b, v8f c) {
 }
 __device__ inline v8i mma_s8(v2i a, v2i b, v8i c) {
   return __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32_gfx12(true, a, true, b, c, false);
+}
+// e4m3 x e4m3 -> f32 (v_wmma_f32_16x16x16_fp8_fp8; clang-19: (v2i a, v2i b, v8f c) -> v8f).
+__device__ inline v8f mma_fp8(v2i a, v2i b, v8f c) {
+  return __builtin_amdgcn_wmma_f32_16x16x16_fp8_fp8_w32_gfx12(a, b, c);
 }
 #endif
 }  // namespace gfx12

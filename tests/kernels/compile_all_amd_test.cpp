@@ -6,15 +6,17 @@
 //   - it does not build (so a config is_valid accepts but the source refuses is caught),
 //   - it spills a register (VGPR or SGPR) or uses scratch memory,
 //   - it is a GEMM (name gemm_*) whose `llvm-objdump-19 -d` has no v_wmma_* (gfx11/gfx12) or
-//     v_mfma_* (gfx942) instruction,
+//     v_mfma_* (gfx942) instruction; the fp8-activation GEMM (gemm_w4a8fp8_nt, gfx12 only) must
+//     contain v_wmma_f32_16x16x16_fp8_fp8 itself (expected_matrix_op),
 //   - the compiler reports no resources for the kernel.
 // Missing clang-19 fails the test with the install command (scripts/setup.sh installs it).
 //
 // Compiles run on all cores. Results are cached under the build tree by the sweep's compile key
-// (sha256 of sources, headers, arch, defines and the compiler identity, tuner/tune/compile_pool.hpp),
-// so a second ctest run on an unchanged tree takes seconds; CI's fresh clone compiles everything.
-// R4_AMD_COMPILE_CACHE=0 turns the cache off. The test prints per arch: configs, failures,
-// spills, scratch, VGPR / SGPR / AGPR ranges, matrix instructions, wall time (kernels/README.md).
+// (sha256 of sources, headers, arch, defines and the compiler identity,
+// tuner/tune/compile_pool.hpp), so a second ctest run on an unchanged tree takes seconds; CI's
+// fresh clone compiles everything. R4_AMD_COMPILE_CACHE=0 turns the cache off. The test prints per
+// arch: configs, failures, spills, scratch, VGPR / SGPR / AGPR ranges, matrix instructions, wall
+// time (kernels/README.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -42,10 +44,18 @@ namespace fs = std::filesystem;
 
 struct Job {
   std::string what;
-  std::string kernel;  // the entry point to look for
-  bool gemm = false;   // must contain the arch's matrix instruction
+  std::string kernel;   // the entry point to look for
+  std::string want_op;  // a GEMM's matrix instruction (prefix); empty: not a GEMM
   gpu::CompileRequest req;
 };
+
+// The matrix instruction (a mnemonic prefix) a GEMM's disassembly must contain: any WMMA (gfx11,
+// gfx12) or MFMA (gfx942), and for the fp8-activation GEMM the fp8 WMMA itself, so that a body
+// falling back to another instruction (or to none: an int8 WMMA on e4m3 bytes would compile) fails.
+std::string expected_matrix_op(KernelId id, const gpu::Arch& arch) {
+  if (is_fp8_act(id)) return "v_wmma_f32_16x16x16_fp8_fp8";
+  return gpu::has_mfma_gfx942(arch) ? "v_mfma_" : "v_wmma_";
+}
 
 // What one compile left behind: enough to judge it again without compiling.
 struct Outcome {
@@ -123,11 +133,12 @@ std::vector<Job> arch_jobs(const gpu::Arch& arch, std::size_t stride) {
     const std::string kname(name(id));
     for (std::size_t i = 0; i < space.size(); i += (space.size() > 1 ? stride : 1))
       for (const auto& opt : compile_variants(id))
-        jobs.push_back({fmt::format("{} {} {} a_bf16={}", kname, to_string(space[i]), arch.name,
-                                    opt.a_bf16),
-                        kname, kname.starts_with("gemm_"), compile_request(id, space[i], arch, opt)});
+        jobs.push_back(
+            {fmt::format("{} {} {} a_bf16={}", kname, to_string(space[i]), arch.name, opt.a_bf16),
+             kname, kname.starts_with("gemm_") ? expected_matrix_op(id, arch) : "",
+             compile_request(id, space[i], arch, opt)});
   }
-  jobs.push_back({"reference " + arch.name, "ref_gemm_w4", false, reference_compile_request(arch)});
+  jobs.push_back({"reference " + arch.name, "ref_gemm_w4", "", reference_compile_request(arch)});
   return jobs;
 }
 
@@ -140,7 +151,6 @@ void compile_arch(const std::string& arch_name, std::size_t stride) {
   } catch (const gpu::ToolMissing& e) {
     FAIL() << e.what();
   }
-  const std::string want_op = gpu::has_mfma_gfx942(arch) ? "v_mfma_" : "v_wmma_";
   static const std::regex op_re(R"(\b(v_(?:wmma|mfma)_[a-z0-9_]+))");
 
   auto jobs = arch_jobs(arch, stride);
@@ -164,7 +174,7 @@ void compile_arch(const std::string& arch_name, std::size_t stride) {
         o.ok = r.ok;
         o.resources = r.resources;
         if (!r.ok) o.log = r.log;
-        if (r.ok && jobs[j].gemm) {
+        if (r.ok && !jobs[j].want_op.empty()) {
           const std::string dis = gpu::disassemble_amdgpu(r.binary);
           for (std::sregex_iterator it(dis.begin(), dis.end(), op_re), end; it != end; ++it)
             ++o.matrix_ops[(*it)[1]];
@@ -177,6 +187,7 @@ void compile_arch(const std::string& arch_name, std::size_t stride) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::size_t failed = 0, spilled = 0, scratch = 0, no_op = 0;
+  std::map<std::string, std::size_t> per_kernel;  // compiles per kernel (the counts README cites)
   Range vgpr, sgpr, agpr;
   std::map<std::string, int> ops;
   std::vector<std::string> failures;
@@ -203,26 +214,29 @@ void compile_arch(const std::string& arch_name, std::size_t stride) {
         bad += fmt::format("{} uses {} B of scratch per lane\n", k, r.stack_bytes);
       }
     }
-    if (o.ok && jobs[j].gemm) {
+    ++per_kernel[jobs[j].kernel];
+    if (o.ok && !jobs[j].want_op.empty()) {
       int found = 0;
       for (const auto& [op, c] : o.matrix_ops) {
         ops[op] += c;
-        if (op.starts_with(want_op)) found += c;
+        if (op.starts_with(jobs[j].want_op)) found += c;
       }
       if (!found) {
         ++no_op;
-        bad += "no " + want_op + "* instruction in the disassembly\n";
+        bad += "no " + jobs[j].want_op + "* instruction in the disassembly\n";
       }
     }
     if (!bad.empty()) failures.push_back(jobs[j].what + ": " + bad);
   }
-  std::string op_list;
+  std::string op_list, kernel_list;
   for (const auto& [op, c] : ops) op_list += fmt::format(" {} x{}", op, c);
+  for (const auto& [k, c] : per_kernel) kernel_list += fmt::format(" {} {}", k, c);
   fmt::print(
       "{}: {} compiles ({} from cache) with {} on {} threads in {:.1f} s: {} failed, {} spill, "
-      "{} use scratch, {} GEMMs without {}*; VGPRs {}, SGPRs {}, AGPRs {};{}\n",
+      "{} use scratch, {} GEMMs without their matrix instruction; VGPRs {}, SGPRs {}, AGPRs {};{}; "
+      "per kernel:{}\n",
       arch.name, jobs.size(), cached.load(), version.substr(0, version.find(" (")), n, secs, failed,
-      spilled, scratch, no_op, want_op, vgpr.str(), sgpr.str(), agpr.str(), op_list);
+      spilled, scratch, no_op, vgpr.str(), sgpr.str(), agpr.str(), op_list, kernel_list);
   for (const auto& f : failures) ADD_FAILURE() << f;
 }
 

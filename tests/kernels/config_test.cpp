@@ -119,13 +119,39 @@ TEST(Config, Fp8ActivationGemmsRunOnSm89AndUp) {
     EXPECT_EQ(config_space(id, sm89).size(), count_gen(w4a8, kGenLdg));  // no wgmma on 8.9
     EXPECT_TRUE(config_space(id, gpu::Arch::from("sm_80")).empty());
     EXPECT_TRUE(config_space(id, gpu::Arch::from("sm_86")).empty());
-    EXPECT_TRUE(config_space(id, gpu::Arch::from("gfx1201")).empty());
     EXPECT_FALSE(is_valid(id, Config{4, 1, 1, 1, 0}, sm90));
   }
   EXPECT_FALSE(is_fp8_act(KernelId::gemm_w4a8_nt));
   EXPECT_EQ(config_space(KernelId::quant_act_fp8, sm90).size(), 1u);
   EXPECT_EQ(config_space(KernelId::quant_act_fp8, gpu::Arch::from("gfx942")).size(), 1u);
   EXPECT_EQ(tolerance(KernelId::gemm_w4a8fp8_nt, false, 128).rel, std::ldexp(1.0f, -8));
+}
+
+TEST(Config, Fp8ActivationGemmOnAmdIsGfx12Only) {
+  // gemm_w4a8fp8_nt on RDNA4 (fp8 WMMA, OCP e4m3): the gen 0 tuples of gemm_w4a8_nt's WMMA body,
+  // the same loop with f32 partials for int32 ones (310 on gfx12: the README's table). gfx11
+  // has no fp8 WMMA; gfx942's fp8 is FNUZ, not the OCP bytes quant_act_fp8 writes; MXFP4 has no
+  // AMD layout. kernels/amd/config_amd.hpp has_fp8_wmma_path.
+  for (const char* a : {"gfx1200", "gfx1201"}) {
+    const auto arch = gpu::Arch::from(a);
+    const auto sp = config_space(KernelId::gemm_w4a8fp8_nt, arch);
+    EXPECT_EQ(sp, config_space(KernelId::gemm_w4a8_nt, arch)) << a;
+    EXPECT_EQ(sp.size(), 310u) << a;
+    for (const auto& c : sp) EXPECT_EQ(c.gen, kGenMmaSync);
+    EXPECT_TRUE(config_space(KernelId::gemm_mxfp4a8fp8_nt, arch).empty()) << a;
+    EXPECT_TRUE(has_fp8_act_path(arch)) << a;
+    EXPECT_FALSE(has_fp8_mma(arch)) << a;  // NVIDIA's fp8 mma.sync: the MXFP4 path's predicate
+  }
+  for (const char* a : {"gfx1100", "gfx942", "gfx90a", "gfx1030"}) {
+    const auto arch = gpu::Arch::from(a);
+    for (KernelId id : {KernelId::gemm_w4a8fp8_nt, KernelId::gemm_mxfp4a8fp8_nt})
+      EXPECT_TRUE(config_space(id, arch).empty()) << a;
+    EXPECT_FALSE(has_fp8_act_path(arch)) << a;
+  }
+  // The NVIDIA side is unchanged: still no gen 0 body there.
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8fp8_nt, Config{4, 1, 1, 1, 0}, sm90));
+  EXPECT_TRUE(
+      is_valid(KernelId::gemm_w4a8fp8_nt, Config{4, 1, 1, 1, 0}, gpu::Arch::from("gfx1201")));
 }
 
 TEST(Family, EveryKernelIsListedWithItsVariants) {

@@ -1,5 +1,6 @@
 // gfx12 (RDNA4) WMMA: the kernel's fragment assembly (kernels/amd/wmma_gfx12.h) compiled for the
-// host, driven by a mirror of the loop in kernels/amd/gemm_w4a{16,8}_nt_wmma.h.
+// host, driven by a mirror of the loop in kernels/amd/gemm_w4a{16,8}_nt_wmma.h and
+// gemm_w4a8fp8_nt_wmma.h (e4m3: f32 partial per 128-K group, promoted by scale * 2^9).
 #include "tests/kernels/amd/host_shim.hpp"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wold-style-cast"
@@ -10,13 +11,49 @@
 #include "kernels/amd/wmma_gfx12.h"
 #pragma GCC diagnostic pop
 
+#include <cmath>
+
+#include <fmt/core.h>
+
 #include "quant/numeric.hpp"
 #include "tests/kernels/amd/emulation.hpp"
 
 namespace r4::emu {
 
+namespace {
+// Byte j of a v2i element pair: element e is byte e & 3 of dword e >> 2.
+std::uint8_t byte_of(const r4amd::v2i& v, int e) {
+  return static_cast<std::uint8_t>((static_cast<u32>(v[e >> 2]) >> (8 * (e & 3))) & 0xFFu);
+}
+}  // namespace
+
+std::string check_gfx12_int4_to_e4m3() {
+  // Every code c in -8..7 at every nibble i, the other nibbles random-ish (a fixed pattern that
+  // holds every code, so a carry across nibbles would show).
+  for (int i = 0; i < 8; ++i)
+    for (int c = -8; c <= 7; ++c)
+      for (u32 fill : {0x00000000u, 0x76543210u, 0x89ABCDEFu, 0xFFFFFFFFu, 0x88888888u}) {
+        const u32 d = (fill & ~(0xFu << (4 * i))) | ((static_cast<u32>(c) & 0xFu) << (4 * i));
+        const r4amd::v2i b = r4amd::dequant_b_e4m3(d, 0);
+        for (int e = 0; e < 8; ++e) {
+          const int nib = r4amd::nibble_of(e);
+          const int want_code = r4amd::code_at(d, nib);
+          const double want = std::ldexp(static_cast<double>(want_code), -9);
+          const double got = static_cast<double>(quant::e4m3_to_f32(byte_of(b, e)));
+          if (got != want)
+            return fmt::format(
+                "dword {:08x} element {} (nibble {}, code {}): e4m3 byte {:02x} is {}, "
+                "want {}",
+                d, e, nib, want_code, byte_of(b, e), got, want);
+        }
+      }
+  return {};
+}
+
 InstrModel gfx12_model(Dtype d) {
   if (d == Dtype::i8) return model_of<r4amd::Gfx12Wmma16x16x16Iu8>("gfx12 v_wmma_i32_16x16x16_iu8");
+  if (d == Dtype::e4m3)
+    return model_of<r4amd::Gfx12Wmma16x16x16Fp8>("gfx12 v_wmma_f32_16x16x16_fp8_fp8");
   return model_of<r4amd::Gfx12Wmma16x16x16>(d == Dtype::f16 ? "gfx12 v_wmma_f32_16x16x16_f16"
                                                             : "gfx12 v_wmma_f32_16x16x16_bf16");
 }
@@ -42,7 +79,18 @@ std::vector<float> run_gfx12(const Problem& p, const InstrModel& im, std::string
             const u32 sdw = wsz[(static_cast<std::size_t>(tile) * G + (kb >> 1)) * 16 + r];
             auto& bl = b[static_cast<std::size_t>(lane)];
             auto& al = a[static_cast<std::size_t>(lane)];
-            if (p.dtype == Dtype::i8) {
+            if (p.dtype == Dtype::e4m3) {
+              // the kernel: dequant_b_e4m3(wd[s]), load_a_e4m3(Aq + row * K + kb * 64 + 16 s)
+              const r4amd::v2i bv = r4amd::dequant_b_e4m3(d, lane);
+              r4amd::v2i av{};
+              if (row < p.m)
+                av = r4amd::load_a_e4m3(
+                    p.a_e4m3.data() + static_cast<std::size_t>(row) * p.k + kb * 64 + 16 * s, lane);
+              for (int e = 0; e < 8; ++e) {  // exact decoding of the bytes the WMMA reads
+                bl[e] = static_cast<double>(quant::e4m3_to_f32(byte_of(bv, e)));
+                al[e] = static_cast<double>(quant::e4m3_to_f32(byte_of(av, e)));
+              }
+            } else if (p.dtype == Dtype::i8) {
               const r4amd::v2i bv = r4amd::dequant_b_s8(d, lane);
               r4amd::v2i av{};
               if (row < p.m)
@@ -71,7 +119,22 @@ std::vector<float> run_gfx12(const Problem& p, const InstrModel& im, std::string
               }
             }
           }
-          if (!mma(im, a, b, p.dtype == Dtype::i8 ? iacc : acc, why)) return {};
+          // int8 and e4m3 accumulate a per-group partial (int32 / f32), the 16-bit types the total
+          if (!mma(im, a, b, p.dtype == Dtype::i8 || p.dtype == Dtype::e4m3 ? iacc : acc, why))
+            return {};
+        }
+        if (p.dtype == Dtype::e4m3 && flush) {  // the kernel: acc += part * (scale * 512) in f32
+          for (int lane = 0; lane < kLanes; ++lane) {
+            const u32 sdw =
+                wsz[(static_cast<std::size_t>(tile) * G + (kb >> 1)) * 16 + (lane & 15)];
+            const float ws9 = quant::f16_bits_to_f32(static_cast<u16>(sdw & 0xFFFFu)) * 512.0f;
+            for (int i = 0; i < 8; ++i) {
+              auto& x = acc[static_cast<std::size_t>(lane)][static_cast<std::size_t>(i)];
+              auto& y = iacc[static_cast<std::size_t>(lane)][static_cast<std::size_t>(i)];
+              x = static_cast<float>(x) + static_cast<float>(y) * ws9;
+              y = 0;
+            }
+          }
         }
         if (p.dtype == Dtype::i8 && flush) {
           for (int lane = 0; lane < kLanes; ++lane) {
@@ -92,7 +155,8 @@ std::vector<float> run_gfx12(const Problem& p, const InstrModel& im, std::string
           const int n = tile * 16 + (lane & 15);
           if (m >= p.m) continue;
           double v = acc[static_cast<std::size_t>(lane)][static_cast<std::size_t>(i)];
-          if (p.dtype == Dtype::i8) v *= p.sa[static_cast<std::size_t>(m)];
+          if (p.dtype == Dtype::i8 || p.dtype == Dtype::e4m3)
+            v *= p.sa[static_cast<std::size_t>(m)];
           out[static_cast<std::size_t>(m) * p.n + n] = static_cast<float>(v);
         }
     }

@@ -81,6 +81,8 @@ const char* to_string(Dtype d) {
       return "bf16";
     case Dtype::i8:
       return "i8";
+    case Dtype::e4m3:
+      return "e4m3";
   }
   return "?";
 }
@@ -104,12 +106,19 @@ Problem make_problem(Dtype dtype, quant::Layout layout, int m, int n, int k, std
   for (std::size_t i = 0; i < raw.size(); ++i) p.scales[i] = quant::round_f16(raw[i]);
   p.a16.resize(static_cast<std::size_t>(m * k));
   p.a8.resize(static_cast<std::size_t>(m * k));
+  p.a_e4m3.resize(static_cast<std::size_t>(m * k));
   p.sa.resize(static_cast<std::size_t>(m));
   std::uniform_int_distribution<int> i8v(-127, 127);
+  std::uniform_int_distribution<int> byte(0, 255);
   for (std::size_t i = 0; i < p.a16.size(); ++i) {
     const float x = nd(rng);
     p.a16[i] = dtype == Dtype::bf16 ? quant::f32_to_bf16_bits(x) : kernels::float_to_half(x);
     p.a8[i] = static_cast<std::int8_t>(i8v(rng));
+    // Every finite e4m3 code (subnormals, both zeros, +-448), never NaN (0x7F / 0xFF), which
+    // quant_act_fp8 never writes (it saturates).
+    int b = byte(rng);
+    while ((b & 0x7F) == 0x7F) b = byte(rng);
+    p.a_e4m3[i] = static_cast<std::uint8_t>(b);
   }
   for (auto& s : p.sa) s = sc(rng);
   return p;
@@ -120,12 +129,40 @@ Check compare(const Problem& p, const std::vector<float>& out) {
   const kernels::Shape s{p.n, p.k, p.m};
   std::vector<double> ref(static_cast<std::size_t>(p.m * p.n)), norm(ref.size());
   const bool w4a8 = p.dtype == Dtype::i8;
-  if (w4a8)
+  if (w4a8) {
     kernels::ref_gemm_w4a8(p.a8, p.sa, p.codes, p.scales, s, {ref, norm});
-  else
+  } else if (p.dtype == Dtype::e4m3) {
+    // sum_k e4m3(a[m, k]) * sa[m] * code[n, k] * scale[n, k/128] in double, exactly decoded.
+    for (int m = 0; m < p.m; ++m)
+      for (int n = 0; n < p.n; ++n) {
+        double acc = 0, sq = 0;
+        for (int k = 0; k < p.k; ++k) {
+          const auto mk = static_cast<std::size_t>(m * p.k + k);
+          const auto nk = static_cast<std::size_t>(n * p.k + k);
+          const double wa =
+              static_cast<double>(quant::e4m3_to_f32(p.a_e4m3[mk])) *
+              static_cast<double>(p.sa[static_cast<std::size_t>(m)]) * p.codes[nk] *
+              static_cast<double>(p.scales[static_cast<std::size_t>(n * (p.k / 128) + k / 128)]);
+          acc += wa;
+          sq += wa * wa;
+        }
+        ref[static_cast<std::size_t>(m * p.n + n)] = acc;
+        norm[static_cast<std::size_t>(m * p.n + n)] = std::sqrt(sq);
+      }
+  } else {
     kernels::ref_gemm_w4a16(p.a16, p.dtype == Dtype::bf16, p.codes, p.scales, s, {ref, norm});
-  const auto tol = kernels::tolerance(w4a8 ? kernels::KernelId::gemm_w4a8_nt
-                                           : kernels::KernelId::gemm_w4a16_nt,
+  }
+  // e4m3: the family's tolerance of gemm_w4a8fp8_nt (kernels/tolerance.hpp: rel 2^-8, abs_coef
+  // 2^-10 + 4 sqrt(K/16) 2^-23, derived for a tensor core that truncates its fp8 sums). The
+  // emulation is tighter than that: every product a * code * 2^-9 is exact and the model sums a
+  // k16 step in double, so the only errors are the kernel's f32 steps per 128-K group (partial
+  // rounded to f32, times scale * 2^9, added to the total: three roundings of <= 2^-24 of at
+  // most sum_k |a w| <= sqrt(K) * norm), i.e. <= 3 * (K/128) * sqrt(K) * 2^-24 * norm, 1.1e-5 of
+  // norm at K = 384, under the 9.8e-4 granted. The check keeps its teeth: a swapped k or row
+  // moves an element by ~|a_i w_i - a_j w_j|, of order norm / sqrt(K) (5e-2 of it at K = 384).
+  const auto tol = kernels::tolerance(w4a8                     ? kernels::KernelId::gemm_w4a8_nt
+                                      : p.dtype == Dtype::e4m3 ? kernels::KernelId::gemm_w4a8fp8_nt
+                                                               : kernels::KernelId::gemm_w4a16_nt,
                                       p.dtype == Dtype::bf16, p.k);
   if (out.size() != ref.size()) {
     ch.detail = "no output";

@@ -64,7 +64,8 @@ using Frag = std::vector<std::vector<double>>;
 // entry twice with different values.
 bool mma(const InstrModel& im, const Frag& a, const Frag& b, Frag& c, std::string& why);
 
-enum class Dtype { f16, bf16, i8 };
+// e4m3: OCP e4m3 activations x int4 weights turned into e4m3 bytes (gfx12 fp8 WMMA only).
+enum class Dtype { f16, bf16, i8, e4m3 };
 [[nodiscard]] const char* to_string(Dtype d);
 
 // Random weights (codes -8..7, scales), packed in `layout`, and activations for `dtype`.
@@ -76,13 +77,15 @@ struct Problem {
   quant::Packed packed;
   std::vector<std::uint16_t> a16;   // [M, K] f16 or bf16 bits
   std::vector<std::int8_t> a8;      // [M, K] int8
-  std::vector<float> sa;            // [M]
+  std::vector<std::uint8_t> a_e4m3;  // [M, K] OCP e4m3 bytes: every finite code, uniformly
+  std::vector<float> sa;             // [M] (int8 and e4m3)
 };
 [[nodiscard]] Problem make_problem(Dtype dtype, quant::Layout layout, int m, int n, int k,
                                    std::uint32_t seed);
 
 // The emulated output [M, N] (f32, before the bf16 store) against the CPU reference
-// (kernels/reference.hpp, on the unpacked codes) with the derived tolerance
+// (kernels/reference.hpp, on the unpacked codes; for e4m3 a plain double loop here, decoding the
+// activation bytes exactly with quant::e4m3_to_f32) with the derived tolerance
 // (kernels/tolerance.hpp). `worst` is the largest err / tol.
 struct Check {
   bool ok = false;
@@ -99,6 +102,11 @@ struct Check {
 std::vector<float> run_gfx11(const Problem& p, const InstrModel& im, std::string& why);
 std::vector<float> run_gfx12(const Problem& p, const InstrModel& im, std::string& why);
 std::vector<float> run_gfx942(const Problem& p, const InstrModel& im, std::string& why);
+
+// gfx12's int4 -> e4m3 conversion (wmma_gfx12.h int4x8_to_e4m3) for every code at every nibble
+// position: each byte must decode (quant::e4m3_to_f32) to exactly code * 2^-9 and sit where the
+// iu8 path puts that nibble. Empty when all pass, else the first mismatch.
+[[nodiscard]] std::string check_gfx12_int4_to_e4m3();
 
 // The models of the instructions each runner drives, from the layouts in the kernels' files.
 [[nodiscard]] InstrModel gfx11_model(Dtype d);

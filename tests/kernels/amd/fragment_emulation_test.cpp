@@ -1,8 +1,8 @@
 // The AMD kernels' matrix fragments, checked on the CPU (no AMD GPU is reachable from this
 // project's machines). For each target (gfx11 WMMA, gfx12 WMMA, gfx942 MFMA) and operand type
-// (f16, bf16, int8), random int4 weights are packed with the CPU packer of the target's layout
-// (quant/pack_*.cpp), each lane's fragments are built by the kernel's own fragment code
-// (kernels/amd/*.h compiled for the host, emulate_*.cpp) in the kernel body's loop order, the
+// (f16, bf16, int8; e4m3 on gfx12), random int4 weights are packed with the CPU packer of the
+// target's layout (quant/pack_*.cpp), each lane's fragments are built by the kernel's own fragment
+// code (kernels/amd/*.h compiled for the host, emulate_*.cpp) in the kernel body's loop order, the
 // instruction is a host model reading the operand layouts written as data in those same headers
 // (emulation.cpp), and the result must match the CPU reference on the unpacked codes
 // (kernels/reference.hpp) within the derived tolerance (kernels/tolerance.hpp).
@@ -38,14 +38,18 @@ struct Target {
   quant::Layout layout;
   std::function<InstrModel(Dtype)> model;
   std::function<std::vector<float>(const Problem&, const InstrModel&, std::string&)> run;
+  std::vector<Dtype> dtypes;  // the operand types the target's GEMMs use
 };
 
+// e4m3 on gfx12 only: the one target with an fp8 GEMM (kernels/amd/config_amd.hpp
+// has_fp8_wmma_path: gfx11 has no fp8 WMMA, gfx942's fp8 is FNUZ).
+const std::vector<Dtype> kNoFp8 = {Dtype::f16, Dtype::bf16, Dtype::i8};
+const std::vector<Dtype> kWithFp8 = {Dtype::f16, Dtype::bf16, Dtype::i8, Dtype::e4m3};
 const Target kTargets[] = {
-    {"gfx11", quant::Layout::gfx12, gfx11_model, run_gfx11},
-    {"gfx12", quant::Layout::gfx12, gfx12_model, run_gfx12},
-    {"gfx942", quant::Layout::gfx942, gfx942_model, run_gfx942},
+    {"gfx11", quant::Layout::gfx12, gfx11_model, run_gfx11, kNoFp8},
+    {"gfx12", quant::Layout::gfx12, gfx12_model, run_gfx12, kWithFp8},
+    {"gfx942", quant::Layout::gfx942, gfx942_model, run_gfx942, kNoFp8},
 };
-constexpr Dtype kDtypes[] = {Dtype::f16, Dtype::bf16, Dtype::i8};
 
 // Runs the emulation; ok only if the model accepted every operand and the output matches.
 Check emulate(const Target& t, Dtype d, const InstrModel& im, int m, int n, int k,
@@ -71,7 +75,7 @@ TEST(FragmentEmulation, EveryTargetAndTypeMatchesTheReference) {
   // M = 16 and M = 7 (the rows past M are zeroed as the kernels do); N = 48 (three tiles);
   // K = 384 (six 64-K blocks, three 128-K groups: every scale dword and step is used).
   for (const auto& t : kTargets)
-    for (Dtype d : kDtypes)
+    for (Dtype d : t.dtypes)
       for (int m : {16, 7, 33}) {
         const auto im = t.model(d);
         const auto c = emulate(t, d, im, m, 48, 384, 1000u + static_cast<unsigned>(m));
@@ -80,9 +84,29 @@ TEST(FragmentEmulation, EveryTargetAndTypeMatchesTheReference) {
       }
 }
 
+// The fp8 GEMM's weights: gfx12's int4 -> e4m3 conversion is exact (code * 2^-9) for every code
+// at every nibble position; the e4m3 runs above then check where those bytes go.
+TEST(FragmentEmulation, Gfx12Int4ToE4m3IsExactForEveryCode) {
+  const std::string bad = check_gfx12_int4_to_e4m3();
+  EXPECT_TRUE(bad.empty()) << bad;
+}
+
+// More random e4m3 problems on gfx12 (each a fresh draw of codes, scales, e4m3 bytes and row
+// scales; M over the tile edge cases, K = 640: five 128-K groups).
+TEST(FragmentEmulation, Gfx12Fp8RandomProblemsMatchTheReference) {
+  const auto& t = kTargets[1];
+  const auto im = t.model(Dtype::e4m3);
+  for (std::uint32_t seed = 0; seed < 6; ++seed)
+    for (int m : {1, 15, 64}) {
+      const auto c =
+          emulate(t, Dtype::e4m3, im, m, 32, 640, 5000u + 97u * seed + static_cast<unsigned>(m));
+      EXPECT_TRUE(c.ok) << im.name << " seed " << seed << " M=" << m << ": " << c.detail;
+    }
+}
+
 TEST(FragmentEmulation, ASwappedKInTheWeightLayoutFails) {
   for (const auto& t : kTargets)
-    for (Dtype d : kDtypes) {
+    for (Dtype d : t.dtypes) {
       const auto im = swapped(t.model(d), 'B', 0, 1);
       const auto c = emulate(t, d, im, 16, 48, 384, 7);
       EXPECT_FALSE(c.ok) << im.name << " passed";
@@ -92,7 +116,7 @@ TEST(FragmentEmulation, ASwappedKInTheWeightLayoutFails) {
 
 TEST(FragmentEmulation, ASwappedKInTheActivationLayoutFails) {
   for (const auto& t : kTargets)
-    for (Dtype d : kDtypes) {
+    for (Dtype d : t.dtypes) {
       const auto im = swapped(t.model(d), 'A', 1, 2);
       EXPECT_FALSE(emulate(t, d, im, 16, 48, 384, 8).ok) << im.name << " passed";
     }
@@ -100,7 +124,7 @@ TEST(FragmentEmulation, ASwappedKInTheActivationLayoutFails) {
 
 TEST(FragmentEmulation, SwappedOutputRowsFail) {
   for (const auto& t : kTargets)
-    for (Dtype d : kDtypes) {
+    for (Dtype d : t.dtypes) {
       const auto im = swapped(t.model(d), 'C', 0, 1);
       EXPECT_FALSE(emulate(t, d, im, 16, 48, 384, 9).ok) << im.name << " passed";
     }
@@ -112,8 +136,13 @@ TEST(FragmentEmulation, SwappedOutputRowsFail) {
 // checks the tables' shape only; their meaning is checked above for the shapes the GEMMs use.
 TEST(FragmentEmulation, EveryLayoutTableCoversItsMatrices) {
   const InstrModel models[] = {
-      gfx11_model(Dtype::f16),  gfx11_model(Dtype::i8),  gfx12_model(Dtype::f16),
-      gfx12_model(Dtype::i8),   gfx942_model(Dtype::f16), gfx942_model(Dtype::i8),
+      gfx11_model(Dtype::f16),
+      gfx11_model(Dtype::i8),
+      gfx12_model(Dtype::f16),
+      gfx12_model(Dtype::i8),
+      gfx12_model(Dtype::e4m3),
+      gfx942_model(Dtype::f16),
+      gfx942_model(Dtype::i8),
       model_of<r4amd::Gfx942Mfma32x32x8>("gfx942 v_mfma_f32_32x32x8_f16"),
       model_of<r4amd::Gfx942Mfma16x16x32>("gfx942 v_mfma_f32_16x16x32_fp8_fp8")};
   std::mt19937 rng(3);
