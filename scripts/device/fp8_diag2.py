@@ -4,7 +4,9 @@ loop (same generator, shapes, leads and reference), and per case also
   e_own:   the op against the reference built from r4d.quant_act_fp8's own bytes and scales,
   codes:   how many e4m3 codes of quant_act_fp8 differ from the test's emulation (x / s), and in
            how many rows.
-Prints a line per case whose error is above 3e-3. Needs R4D_PYTHON_PATH."""
+  e_cpu:   (M <= 3) the op against the same reference computed on the CPU in float64.
+Prints a line per case whose error is above 3e-3. Needs R4D_PYTHON_PATH. DIAG_PDL=0 launches the
+r4d kernels of the ops without programmatic dependent launch."""
 import os
 import sys
 
@@ -18,6 +20,17 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "r4d"))
 import r4d  # noqa: E402
 import r4d_torch as rt  # noqa: E402
 import test_r4d_torch_ops as T  # noqa: E402
+
+if os.environ.get("DIAG_PDL") == "0":
+    _need = rt._need
+
+    def _no_pdl(name):
+        fn = _need(name)
+        return (lambda *a, **k: fn(*a, pdl=False, **k)) if name.startswith(("gemm_", "quant_act")) else fn
+    rt._need = _no_pdl
+    orig = r4d.gemm_w4a16_nt_bf16
+    r4d.gemm_w4a16_nt_bf16 = lambda *a, **k: orig(*a, pdl=False, **k)
+    print("PDL off for the ops' launches")
 
 gen = torch.Generator().manual_seed(0)
 for fmt, op in T.FMTS:
@@ -35,6 +48,11 @@ for fmt, op in T.FMTS:
             y2 = m(x)
             e2 = T._rel(y2.reshape(M, N), xa @ wref.T)
             line = f"{fmt} N={N} K={K} lead={lead} path={path} e={e:.2e} e_again={e2:.2e} same={torch.equal(y, y2)}"
+            if M <= 3:
+                ref64 = xa.double().cpu() @ wref.double().cpu().T
+                e_cpu = float((y.double().cpu().reshape(M, N) - ref64).norm() / ref64.norm())
+                gpu_ref = (xa @ wref.T).double().cpu()
+                line += f" e_cpu={e_cpu:.2e} gpu_ref_vs_cpu={float((gpu_ref - ref64).norm() / ref64.norm()):.2e}"
             if path == "kernel" and fmt != "w4a16":
                 qb = torch.empty((M, K), dtype=torch.uint8, device="cuda")
                 sc = torch.empty((M,), dtype=torch.float32, device="cuda")
