@@ -69,6 +69,14 @@ for fmt, op in T.FMTS:
                 sdiff = float(((sc[:, None] - s).abs() / s).max())
                 line += (f" e_own={e_own:.2e} codes_differ={int(diff.sum())} in {rows} rows"
                          f" scale_rel_diff={sdiff:.1e}")
+                # The two activation references themselves: the test's emulation and the bytes.
+                far = ((xa - xk).abs() > 1e-5 * xk.abs().clamp_min(1e-30))
+                line += f" rel(xa,xk)={T._rel(xa, xk):.2e} far={int(far.sum())}"
+                if int(far.sum()):
+                    j = far.nonzero()[:3].tolist()
+                    line += " far e.g. " + ", ".join(
+                        f"[{r},{c}] x={float(a[r, c]):.6g} xa={float(xa[r, c]):.6g} xk={float(xk[r, c]):.6g}"
+                        f" code={int(qb[r, c])}" for r, c in j)
                 if int(diff.sum()):
                     i = diff.nonzero()[:3].tolist()
                     line += " e.g. " + ", ".join(
