@@ -16,6 +16,7 @@ namespace r4::tune {
 // extra options, and the compiler identity.
 [[nodiscard]] std::string compile_key(const gpu::CompileRequest& req,
                                       const std::string& compiler_version);
+
 struct CompileOutcome {
   std::string key;
   gpu::CompileResult result;

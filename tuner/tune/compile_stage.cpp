@@ -101,7 +101,10 @@ void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend) {
         db::CompileRow row;
         if (o.from_cache) {
           ++cached;
-          row = hits.at(o.key);
+          // Moved, not copied: the binaries of a warm sweep are ~100 MB. A key the plan holds
+          // twice finds its row taken by the first; it is read again then.
+          auto node = hits.extract(o.key);
+          row = node ? std::move(node.mapped()) : *ctx.store.find_compile(o.key);
           u.compile_id = row.id;
           linked.push_back(row.id);
         } else {
