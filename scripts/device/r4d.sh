@@ -35,7 +35,7 @@ L="$OUT/r4d.log"
   echo "torch test rc=${PIPESTATUS[0]}"
   echo "== r4d_torch: custom ops, fake tensors, modules, compile + CUDA graph (issue 13)"
   if [[ ${R4D_FP8_DIAG:-0} == 1 ]]; then
-    R4D_PYTHON_PATH=/tmp/r4d-py timeout 120 python3 /tmp/r4d-src/scripts/device/fp8_diag.py 2>&1 | tail -30
+    R4D_PYTHON_PATH=/tmp/r4d-py timeout 120 python3 /tmp/r4d-src/scripts/device/fp8_diag2.py 2>&1 | tail -60
   fi
   if [[ ${R4D_SKIP_OPS:-0} != 1 ]]; then
     R4D_PYTHON_PATH=/tmp/r4d-py timeout 200 python3 /tmp/r4d-src/tests/r4d/test_r4d_torch_ops.py 2>&1 | tail -40
