@@ -156,13 +156,15 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
 }
 
 // The ldg generation's arch-only ranges (kernels/nv/gemm_w4_ldg.h): NVIDIA sm_80+, compiled for
-// the arch as named. A warp holds two batches of ST x NPW weight fragments (4 registers each, plus
-// 2 scale dwords) and ST x 2MB activation fragments (4 registers for int8, 8 for 16-bit), and
-// NPW x MB x 16 accumulators and partials. That estimate against what ptxas allots (NVRTC 13.0,
-// sm_90, 2026-12-01, WV 4): every tuple estimated at <= 208 compiles without spills (w4a8
-// (MB, NPW, ST) = (2, 1, 4): 208 -> 254 registers; w4a16 (1, 1, 4): 192 -> 239), every one at
-// >= 224 spills (w4a16 (1, 4, 2): 224 -> 12 B; w4a8 (1, 1, 8): 240 -> 36 B).
-inline constexpr int kLdgRegisterBudget = 208;
+// the arch as named. A warp holds a ring of 2 ST slots of NPW weight fragments (4 registers each,
+// plus 2 scale dwords; MXFP4 1), two blocks of 2MB activation fragments (4 registers for int8 and
+// e4m3, 8 for 16-bit), and NPW x MB x 16 accumulators and partials. That estimate against what
+// ptxas allots (NVRTC 13.0, sm_90a, 2026-12-01, WV 4, SK 2; scripts/ldg_registers.sh, docs/PERF.md
+// session 9): every tuple estimated at <= 224 compiles without spills (w4a16 (MB, NPW, ST) = (2, 2,
+// 4): 224 -> 254 registers; (1, 4, 2): 192 -> 234), every one at >= 240 with 6-register slots
+// spills (w4a8 (1, 2, 8): 240 -> 114 B; MXFP4's (1, 4, 4) at 240 does not, and is left out with
+// them).
+inline constexpr int kLdgRegisterBudget = 224;
 [[nodiscard]] constexpr bool is_valid_ldg(KernelId id, const Config& c, const gpu::Arch& a) {
   if (is_quant(id)) return false;
   if (a.vendor != gpu::Vendor::nvidia || a.major < 8) return false;
@@ -172,8 +174,8 @@ inline constexpr int kLdgRegisterBudget = 208;
       !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {2, 4, 8}))
     return false;
   const int act_regs = id == KernelId::gemm_w4a16_nt ? 8 : 4;
-  const int batch_regs = c.st * (c.npw * 6 + 2 * c.mb * act_regs);
-  return 2 * batch_regs + c.npw * c.mb * 16 <= kLdgRegisterBudget;
+  const int slot_regs = c.npw * (id == KernelId::gemm_mxfp4a8fp8_nt ? 5 : 6);
+  return 2 * c.st * slot_regs + 2 * 2 * c.mb * act_regs + c.npw * c.mb * 16 <= kLdgRegisterBudget;
 }
 
 // Arch-only part: the ranges and the register budget (what CI compiles).

@@ -53,16 +53,18 @@
 #error "R4_ACT_KIND (0 f16, 1 bf16, 2 int8, 3 e4m3 x int4, 4 e4m3 x mxfp4) must be defined"
 #endif
 #ifndef R4_BROKEN_SCALE
-#define R4_BROKEN_SCALE 0  // TEST ONLY: 1 reads the next group's scale (a kernel the checks must catch)
+#define R4_BROKEN_SCALE \
+  0  // TEST ONLY: 1 reads the next group's scale (a kernel the checks must catch)
 #endif
 #ifndef R4_TEST_PDL_LATE_WAIT
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
 #endif
 
-#define R4L_MSUB (2 * R4_MB)            // 8-row activation sub-tiles per block
-#define R4L_A8 (R4_ACT_KIND >= 2)       // one-byte activations (int8, e4m3)
-#define R4L_AV (R4L_A8 ? 1 : 2)         // 16-byte activation vectors per lane per block
-#define R4L_BPB (R4L_A8 ? 64 : 128)     // activation bytes per row per 64-K block
+#define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
+#define R4L_D (2 * R4_ST)            // ring slots (64-K blocks of weights) per warp
+#define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
+#define R4L_AV (R4L_A8 ? 1 : 2)      // 16-byte activation vectors per lane per block
+#define R4L_BPB (R4L_A8 ? 64 : 128)  // activation bytes per row per 64-K block
 // int8: the A bytes are 16*code (dequant_s8), so the scale carries 1/16; e4m3 x int4: code * 2^-9
 // (kernels/nv/cvt_fp8.h), so 2^9; 16-bit: the codes. (MXFP4 folds its exponent per step instead.)
 #define R4L_CODE_SCALE (R4_ACT_KIND == 2 ? 0.0625f : R4_ACT_KIND == 3 ? 512.0f : 1.0f)
@@ -80,188 +82,172 @@ __device__ inline void r4l_ld_act8x2(u32x4& v, const char* p) {
   asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.z), "=r"(v.w) : "l"(p + 32));
 }
 
-// One batch of a warp's loads: R4_ST consecutive 64-K blocks of its NPW tiles (one 16-byte
-// fragment per lane each), the scale dwords of rows g and g+8 of each block's group (MXFP4: the
-// block's one dword of four e8m0 exponents, s[..][0]), and the lane's activation bytes of each
-// block for every live 8-row sub-tile.
-struct R4LBatch {
-  u32x4 w[R4_ST][R4_NPW];
-  u32 s[R4_ST][R4_NPW][2];
-  u32x4 a[R4_ST][R4L_MSUB][R4L_AV];
+// One ring slot: one 64-K block of the warp's NPW tiles (one 16-byte fragment per lane each) and
+// the scale dwords of rows g and g+8 of the block's group (MXFP4: the block's one dword of four
+// e8m0 exponents, s[..][0]).
+struct R4LSlot {
+  u32x4 w[R4_NPW];
+  u32 s[R4_NPW][2];
+};
+// The lane's activation bytes of one 64-K block for every live 8-row sub-tile.
+struct R4LAct {
+  u32x4 a[R4L_MSUB][R4L_AV];
 };
 
-// The weight part of a batch (no kernel writes weights: it may be issued before the PDL wait).
-// Blocks past the split's end are clamped to its last block (their math is skipped).
-__device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4_NPW],
-                                        const u32* const (&sp)[R4_NPW], int kb0, int kb_last,
-                                        int G, int g) {
+// A slot's loads (no kernel writes weights: they may be issued before the PDL wait).
+__device__ inline void r4l_load_slot(R4LSlot& b, const u32x4* const (&wp)[R4_NPW],
+                                     const u32* const (&sp)[R4_NPW], int kb, int G, int g) {
+  const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
 #pragma unroll
-  for (int u = 0; u < R4_ST; ++u) {
-    const int kb = min(kb0 + u, kb_last);
-    const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
-#pragma unroll
-    for (int p = 0; p < R4_NPW; ++p) {
-      b.w[u][p] = r4_ld_weight<R4_NT>(wp[p] + (i64)kb * 32);
+  for (int p = 0; p < R4_NPW; ++p) {
+    b.w[p] = r4_ld_weight<R4_NT>(wp[p] + (i64)kb * 32);
 #if R4_ACT_KIND == 4
-      // mx_sm89: 8 exponent dwords per (tile, block), dword g for rows g and g+8 (the broken
-      // kernel reads the next group's first block's, wrapping).
-      b.s[u][p][0] = r4_ld_u32(sp[p] + (R4_BROKEN_SCALE ? 2 * grp : kb) * 8 + g);
+    // mx_sm89: 8 exponent dwords per (tile, block), dword g for rows g and g+8 (the broken
+    // kernel reads the next group's first block's, wrapping).
+    b.s[p][0] = r4_ld_u32(sp[p] + (R4_BROKEN_SCALE ? 2 * grp : kb) * 8 + g);
 #else
-      b.s[u][p][0] = r4_ld_u32(sp[p] + grp * 16 + g);
-      b.s[u][p][1] = r4_ld_u32(sp[p] + grp * 16 + g + 8);
+    b.s[p][0] = r4_ld_u32(sp[p] + grp * 16 + g);
+    b.s[p][1] = r4_ld_u32(sp[p] + grp * 16 + g + 8);
+#endif
+  }
+}
+
+// A block's activation loads: `arow[j]` is the lane's row of sub-tile j (clamped to the last live
+// row: a row past M only feeds output columns that are never stored), already offset by its
+// 16 * t (int8) or 32 * t (16-bit) bytes. Sub-tiles with no live row are not loaded (`live`).
+__device__ inline void r4l_load_act(R4LAct& b, const char* const (&arow)[R4L_MSUB], int live,
+                                    int kb) {
+#pragma unroll
+  for (int j = 0; j < R4L_MSUB; ++j)
+    if (j < live) {
+#if R4_ACT_KIND == 4
+      r4l_ld_act8x2(b.a[j][0], arow[j] + (i64)kb * R4L_BPB);
+#else
+#pragma unroll
+      for (int v = 0; v < R4L_AV; ++v)
+        b.a[j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
 #endif
     }
-  }
 }
 
-// The activation part: `arow[j]` is the lane's row of sub-tile j (clamped to the last live row:
-// a row past M only feeds output columns that are never stored), already offset by its 16 * t
-// (int8) or 32 * t (16-bit) bytes. Sub-tiles with no live row are not loaded (`live`).
-__device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_MSUB], int live,
-                                     int kb0, int kb_last) {
-#pragma unroll
-  for (int u = 0; u < R4_ST; ++u) {
-    const int kb = min(kb0 + u, kb_last);
-#pragma unroll
-    for (int j = 0; j < R4L_MSUB; ++j)
-      if (j < live) {
-#if R4_ACT_KIND == 4
-        r4l_ld_act8x2(b.a[u][j][0], arow[j] + (i64)kb * R4L_BPB);
-#else
-#pragma unroll
-        for (int v = 0; v < R4L_AV; ++v) b.a[u][j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
-#endif
-      }
-  }
-}
-
-// The math of one batch: blocks kb0 .. kb0 + R4_ST - 1 that are < kb_end; each group's partial
-// is promoted at its last block in this split.
-__device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int live,
+// The math of block kb (< kb_end); a group's partial is promoted at its last block in this split.
+__device__ inline void r4l_compute(const R4LSlot& b, const R4LAct& x, int kb, int kb_end, int live,
                                    r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
                                    float (&acc)[R4_NPW][R4L_MSUB][4]) {
 #pragma unroll
-  for (int u = 0; u < R4_ST; ++u) {
-    const int kb = kb0 + u;
-    if (kb < kb_end) {  // uniform
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) {
+  for (int p = 0; p < R4_NPW; ++p) {
 #if R4_ACT_KIND == 2 || R4_ACT_KIND == 3
-        u32 a0[4], a1[4];
+    u32 a0[4], a1[4];
 #if R4_ACT_KIND == 2
-        r4nv::dequant_s8(b.w[u][p].x, b.w[u][p].y, a0);  // k32 step 0
-        r4nv::dequant_s8(b.w[u][p].z, b.w[u][p].w, a1);  // k32 step 1
+    r4nv::dequant_s8(b.w[p].x, b.w[p].y, a0);  // k32 step 0
+    r4nv::dequant_s8(b.w[p].z, b.w[p].w, a1);  // k32 step 1
 #else
-        r4nv::dequant_e4m3_int4(b.w[u][p].x, b.w[u][p].y, a0);
-        r4nv::dequant_e4m3_int4(b.w[u][p].z, b.w[u][p].w, a1);
+    r4nv::dequant_e4m3_int4(b.w[p].x, b.w[p].y, a0);
+    r4nv::dequant_e4m3_int4(b.w[p].z, b.w[p].w, a1);
 #endif
 #pragma unroll
-        for (int j = 0; j < R4L_MSUB; ++j)
-          if (j < live) {
+    for (int j = 0; j < R4L_MSUB; ++j)
+      if (j < live) {
 #if R4_ACT_KIND == 2
-            r4nv::mma_s8(part[p][j], a0, b.a[u][j][0].x, b.a[u][j][0].y);
-            r4nv::mma_s8(part[p][j], a1, b.a[u][j][0].z, b.a[u][j][0].w);
+        r4nv::mma_s8(part[p][j], a0, x.a[j][0].x, x.a[j][0].y);
+        r4nv::mma_s8(part[p][j], a1, x.a[j][0].z, x.a[j][0].w);
 #else
-            r4nv::mma_e4m3(part[p][j], a0, b.a[u][j][0].x, b.a[u][j][0].y);
-            r4nv::mma_e4m3(part[p][j], a1, b.a[u][j][0].z, b.a[u][j][0].w);
-#endif
-          }
-#elif R4_ACT_KIND == 4 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-        // sm_90: the f16 route (kernels/nv/mma_sm89.h). Per k32 step s': two m16n8k16 steps, h =
-        // 0 / 1 over the lane's real k 32s' + 8t + 4h + 0..3 (dword 2s' + h of the weights, .x/.y
-        // or .z/.w of the activations), into a zeroed partial promoted by 2^(e - 113).
-        const u32 ew = b.s[u][p][0];
-        const u32 w4[4] = {b.w[u][p].x, b.w[u][p].y, b.w[u][p].z, b.w[u][p].w};
-#pragma unroll
-        for (int st = 0; st < 2; ++st) {
-          u32 af[2][4];
-          r4nv::e2m1x4_to_f16_frag(w4[2 * st], af[0]);
-          r4nv::e2m1x4_to_f16_frag(w4[2 * st + 1], af[1]);
-          const float f0 = r4nv::e8m0_times_2p14((ew >> (8 * st)) & 0xFFu);
-          const float f1 = r4nv::e8m0_times_2p14((ew >> (16 + 8 * st)) & 0xFFu);
-#pragma unroll
-          for (int j = 0; j < R4L_MSUB; ++j)
-            if (j < live) {
-              float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-              for (int h = 0; h < 2; ++h) {
-                const u32 av = st ? (h ? b.a[u][j][0].w : b.a[u][j][0].z)
-                                  : (h ? b.a[u][j][0].y : b.a[u][j][0].x);
-                r4nv::mma_f16(d, af[h], r4nv::e4m3x2_to_f16x2(av), r4nv::e4m3x2_to_f16x2(av >> 16));
-              }
-              acc[p][j][0] = fmaf(d[0], f0, acc[p][j][0]);
-              acc[p][j][1] = fmaf(d[1], f0, acc[p][j][1]);
-              acc[p][j][2] = fmaf(d[2], f1, acc[p][j][2]);
-              acc[p][j][3] = fmaf(d[3], f1, acc[p][j][3]);
-            }
-        }
-#elif R4_ACT_KIND == 4
-        // Per k32 step: the step's exponents of rows g and g+8 (bytes s' and 2 + s' of the
-        // block's dword), an MMA into a zeroed partial, one FMA per element into acc.
-        const u32 ew = b.s[u][p][0];
-        const u32 w4[4] = {b.w[u][p].x, b.w[u][p].y, b.w[u][p].z, b.w[u][p].w};
-#pragma unroll
-        for (int st = 0; st < 2; ++st) {
-          u32 af[4];
-          r4nv::dequant_e4m3_e2m1(w4[2 * st], w4[2 * st + 1], af);
-          const float f0 = r4nv::e8m0_times_64((ew >> (8 * st)) & 0xFFu);
-          const float f1 = r4nv::e8m0_times_64((ew >> (16 + 8 * st)) & 0xFFu);
-#pragma unroll
-          for (int j = 0; j < R4L_MSUB; ++j)
-            if (j < live) {
-              float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-              r4nv::mma_e4m3(d, af, st ? b.a[u][j][0].z : b.a[u][j][0].x,
-                             st ? b.a[u][j][0].w : b.a[u][j][0].y);
-              acc[p][j][0] = fmaf(d[0], f0, acc[p][j][0]);
-              acc[p][j][1] = fmaf(d[1], f0, acc[p][j][1]);
-              acc[p][j][2] = fmaf(d[2], f1, acc[p][j][2]);
-              acc[p][j][3] = fmaf(d[3], f1, acc[p][j][3]);
-            }
-        }
-#else
-        const u32 w4[4] = {b.w[u][p].x, b.w[u][p].y, b.w[u][p].z, b.w[u][p].w};
-#pragma unroll
-        for (int s = 0; s < 4; ++s) {
-          u32 af[4];
-#if R4_ACT_KIND == 1
-          r4nv::dequant_bf16_codes(w4[s], af);
-#else
-          r4nv::dequant_f16_codes(w4[s], af);
-#endif
-#pragma unroll
-          for (int j = 0; j < R4L_MSUB; ++j)
-            if (j < live) {
-              // The layout's k-permutation on the activations (quant/layout/sm80.h): dwords 2s and
-              // 2s+1 of the lane's 16 k hold k 4s..4s+3; b0 = (4s, 4s+2), b1 = (4s+1, 4s+3).
-              const u32x4& h = b.a[u][j][s >> 1];
-              const u32 lo = (s & 1) ? h.z : h.x;
-              const u32 hi = (s & 1) ? h.w : h.y;
-              const u32 b0 = r4nv::prmt(lo, hi, 0x5410u);
-              const u32 b1 = r4nv::prmt(lo, hi, 0x7632u);
-#if R4_ACT_KIND == 1
-              r4nv::mma_bf16(part[p][j], af, b0, b1);
-#else
-              r4nv::mma_f16(part[p][j], af, b0, b1);
-#endif
-            }
-        }
+        r4nv::mma_e4m3(part[p][j], a0, x.a[j][0].x, x.a[j][0].y);
+        r4nv::mma_e4m3(part[p][j], a1, x.a[j][0].z, x.a[j][0].w);
 #endif
       }
-      if (R4_ACT_KIND != 4 && ((kb & 1) || kb + 1 == kb_end)) {  // end of a group or the split
+#elif R4_ACT_KIND == 4 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // sm_90: the f16 route (kernels/nv/mma_sm89.h). Per k32 step s': two m16n8k16 steps, h =
+    // 0 / 1 over the lane's real k 32s' + 8t + 4h + 0..3 (dword 2s' + h of the weights, .x/.y
+    // or .z/.w of the activations), into a zeroed partial promoted by 2^(e - 113).
+    const u32 ew = b.s[p][0];
+    const u32 w4[4] = {b.w[p].x, b.w[p].y, b.w[p].z, b.w[p].w};
 #pragma unroll
-        for (int p = 0; p < R4_NPW; ++p) {
-          const float w0 = r4_f16_to_f32(b.s[u][p][0]) * R4L_CODE_SCALE;
-          const float w1 = r4_f16_to_f32(b.s[u][p][1]) * R4L_CODE_SCALE;
+    for (int st = 0; st < 2; ++st) {
+      u32 af[2][4];
+      r4nv::e2m1x4_to_f16_frag(w4[2 * st], af[0]);
+      r4nv::e2m1x4_to_f16_frag(w4[2 * st + 1], af[1]);
+      const float f0 = r4nv::e8m0_times_2p14((ew >> (8 * st)) & 0xFFu);
+      const float f1 = r4nv::e8m0_times_2p14((ew >> (16 + 8 * st)) & 0xFFu);
 #pragma unroll
-          for (int j = 0; j < R4L_MSUB; ++j) {
-            acc[p][j][0] = fmaf((float)part[p][j][0], w0, acc[p][j][0]);
-            acc[p][j][1] = fmaf((float)part[p][j][1], w0, acc[p][j][1]);
-            acc[p][j][2] = fmaf((float)part[p][j][2], w1, acc[p][j][2]);
-            acc[p][j][3] = fmaf((float)part[p][j][3], w1, acc[p][j][3]);
+      for (int j = 0; j < R4L_MSUB; ++j)
+        if (j < live) {
+          float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-            for (int e = 0; e < 4; ++e) part[p][j][e] = 0;
+          for (int h = 0; h < 2; ++h) {
+            const u32 av = st ? (h ? x.a[j][0].w : x.a[j][0].z) : (h ? x.a[j][0].y : x.a[j][0].x);
+            r4nv::mma_f16(d, af[h], r4nv::e4m3x2_to_f16x2(av), r4nv::e4m3x2_to_f16x2(av >> 16));
           }
+          acc[p][j][0] = fmaf(d[0], f0, acc[p][j][0]);
+          acc[p][j][1] = fmaf(d[1], f0, acc[p][j][1]);
+          acc[p][j][2] = fmaf(d[2], f1, acc[p][j][2]);
+          acc[p][j][3] = fmaf(d[3], f1, acc[p][j][3]);
         }
+    }
+#elif R4_ACT_KIND == 4
+    // Per k32 step: the step's exponents of rows g and g+8 (bytes s' and 2 + s' of the
+    // block's dword), an MMA into a zeroed partial, one FMA per element into acc.
+    const u32 ew = b.s[p][0];
+    const u32 w4[4] = {b.w[p].x, b.w[p].y, b.w[p].z, b.w[p].w};
+#pragma unroll
+    for (int st = 0; st < 2; ++st) {
+      u32 af[4];
+      r4nv::dequant_e4m3_e2m1(w4[2 * st], w4[2 * st + 1], af);
+      const float f0 = r4nv::e8m0_times_64((ew >> (8 * st)) & 0xFFu);
+      const float f1 = r4nv::e8m0_times_64((ew >> (16 + 8 * st)) & 0xFFu);
+#pragma unroll
+      for (int j = 0; j < R4L_MSUB; ++j)
+        if (j < live) {
+          float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+          r4nv::mma_e4m3(d, af, st ? x.a[j][0].z : x.a[j][0].x, st ? x.a[j][0].w : x.a[j][0].y);
+          acc[p][j][0] = fmaf(d[0], f0, acc[p][j][0]);
+          acc[p][j][1] = fmaf(d[1], f0, acc[p][j][1]);
+          acc[p][j][2] = fmaf(d[2], f1, acc[p][j][2]);
+          acc[p][j][3] = fmaf(d[3], f1, acc[p][j][3]);
+        }
+    }
+#else
+    const u32 w4[4] = {b.w[p].x, b.w[p].y, b.w[p].z, b.w[p].w};
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+      u32 af[4];
+#if R4_ACT_KIND == 1
+      r4nv::dequant_bf16_codes(w4[s], af);
+#else
+      r4nv::dequant_f16_codes(w4[s], af);
+#endif
+#pragma unroll
+      for (int j = 0; j < R4L_MSUB; ++j)
+        if (j < live) {
+          // The layout's k-permutation on the activations (quant/layout/sm80.h): dwords 2s and
+          // 2s+1 of the lane's 16 k hold k 4s..4s+3; b0 = (4s, 4s+2), b1 = (4s+1, 4s+3).
+          const u32x4& h = x.a[j][s >> 1];
+          const u32 lo = (s & 1) ? h.z : h.x;
+          const u32 hi = (s & 1) ? h.w : h.y;
+          const u32 b0 = r4nv::prmt(lo, hi, 0x5410u);
+          const u32 b1 = r4nv::prmt(lo, hi, 0x7632u);
+#if R4_ACT_KIND == 1
+          r4nv::mma_bf16(part[p][j], af, b0, b1);
+#else
+          r4nv::mma_f16(part[p][j], af, b0, b1);
+#endif
+        }
+    }
+#endif
+  }
+  if (R4_ACT_KIND != 4 && ((kb & 1) || kb + 1 == kb_end)) {  // end of a group or the split
+#pragma unroll
+    for (int p = 0; p < R4_NPW; ++p) {
+      const float w0 = r4_f16_to_f32(b.s[p][0]) * R4L_CODE_SCALE;
+      const float w1 = r4_f16_to_f32(b.s[p][1]) * R4L_CODE_SCALE;
+#pragma unroll
+      for (int j = 0; j < R4L_MSUB; ++j) {
+        acc[p][j][0] = fmaf((float)part[p][j][0], w0, acc[p][j][0]);
+        acc[p][j][1] = fmaf((float)part[p][j][1], w0, acc[p][j][1]);
+        acc[p][j][2] = fmaf((float)part[p][j][2], w1, acc[p][j][2]);
+        acc[p][j][3] = fmaf((float)part[p][j][3], w1, acc[p][j][3]);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) part[p][j][e] = 0;
       }
     }
   }
@@ -299,7 +285,10 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   for (int j = 0; j < R4L_MSUB; ++j) {
     const int row = min(m_base + 8 * j + g, M - 1);
     arow[j] = static_cast<const char*>(act) + (i64)row * K * (R4L_A8 ? 1 : 2) +
-              (R4_ACT_KIND == 4 ? 8 : R4L_A8 ? 16 : 32) * t;
+              (R4_ACT_KIND == 4 ? 8
+               : R4L_A8         ? 16
+                                : 32) *
+                  t;
   }
 
   float acc[R4_NPW][R4L_MSUB][4];
@@ -314,34 +303,37 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
         part[p][j][e] = 0;
       }
 
-  // Prologue, shaped for programmatic dependent launch: the first batch's weights, then the wait
-  // for the previous kernel (it may still be writing the activations), then its activations.
+  // The ring: R4L_D slots, one 64-K block each. Prologue, shaped for programmatic dependent
+  // launch: every slot's weights, then the wait for the previous kernel (it may still be writing
+  // the activations), then the first block's activations. Slots past the split's end load its last
+  // block again (their math is skipped).
   const int kb_last = kb_end - 1;
-  R4LBatch b0, b1;
-  r4l_load_weights(b0, wp, sp, kb_begin, kb_last, G, g);
+  R4LSlot ring[R4L_D];
+#pragma unroll
+  for (int u = 0; u < R4L_D; ++u) r4l_load_slot(ring[u], wp, sp, min(kb_begin + u, kb_last), G, g);
+  R4LAct x[2];
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
-  r4l_load_acts(b0, arow, live, kb_begin, kb_last);
+  r4l_load_act(x[0], arow, live, kb_begin);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 
-  // Ping-pong: the next batch's loads go out before this batch's math waits on its own.
-  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += 2 * R4_ST) {
-    const int k1 = kb0 + R4_ST;
-    if (k1 < kb_end) {
-      r4l_load_weights(b1, wp, sp, k1, kb_last, G, g);
-      r4l_load_acts(b1, arow, live, k1, kb_last);
+  // Block kb: its successor's activations go out (an L1 hit but for the block's first warp), its
+  // math waits on its slot, and the slot is refilled with block kb + R4L_D at once, so R4L_D - 1
+  // blocks of weights stay in flight through the math.
+  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4L_D) {
+#pragma unroll
+    for (int u = 0; u < R4L_D; ++u) {
+      const int kb = kb0 + u;
+      if (kb < kb_end) {  // uniform
+        if (kb + 1 < kb_end) r4l_load_act(x[(u + 1) & 1], arow, live, kb + 1);
+        r4l_compute(ring[u], x[u & 1], kb, kb_end, live, part, acc);
+        if (kb + R4L_D < kb_end) r4l_load_slot(ring[u], wp, sp, kb + R4L_D, G, g);
+      }
     }
-    r4l_compute(b0, kb0, kb_end, live, part, acc);
-    if (k1 >= kb_end) break;
-    const int k2 = k1 + R4_ST;
-    if (k2 < kb_end) {
-      r4l_load_weights(b0, wp, sp, k2, kb_last, G, g);
-      r4l_load_acts(b0, arow, live, k2, kb_last);
-    }
-    r4l_compute(b1, k1, kb_end, live, part, acc);
   }
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 
-  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
+  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M,
+                N};
 #pragma unroll
   for (int j = 0; j < R4L_MSUB; ++j) {
     const int m = m_base + 8 * j + 2 * t;
