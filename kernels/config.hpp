@@ -155,6 +155,21 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
   return sm90a_shared_bytes(id, c) <= kSm90aSharedLimit;
 }
 
+// The ldg generation's staged activations (kernels/nv/gemm_w4_ldg.h R4L_STRIDE): each block
+// copies its live rows of its split's K range into shared memory once; rows padded so a quarter
+// warp's 16-byte reads of two rows hit distinct banks. Kept within the 48 KiB a launch gets
+// without an opt-in (kSharedLimit), so neither the tuner nor r4d sets an attribute for it; a
+// (shape, config) over it is not valid (is_valid with a shape).
+[[nodiscard]] constexpr std::int64_t ldg_act_stride(KernelId id, std::int64_t blocks_per_split) {
+  return id == KernelId::gemm_w4a16_nt ? blocks_per_split * 128 + 16
+                                       : blocks_per_split * 64 + ((blocks_per_split & 1) ? 0 : 64);
+}
+[[nodiscard]] constexpr std::int64_t ldg_shared_bytes(KernelId id, const Config& c,
+                                                      const Shape& s) {
+  const std::int64_t kb = s.k / 64;
+  return std::min<std::int64_t>(16 * c.mb, s.m) * ldg_act_stride(id, (kb + c.sk - 1) / c.sk);
+}
+
 // The ldg generation's arch-only ranges (kernels/nv/gemm_w4_ldg.h): NVIDIA sm_80+, compiled for
 // the arch as named. A warp holds a ring of 2 ST slots of NPW weight fragments (4 registers each,
 // plus 2 scale dwords; MXFP4 1), two blocks of 2MB activation fragments (4 registers for int8 and
@@ -216,6 +231,7 @@ inline constexpr int kLdgRegisterBudget = 224;
     return false;  // every split needs a 64-K block (gen 0) or a 128-K group (gen 1)
   const std::int64_t xblocks = (s.n / 16 + c.wv * c.npw - 1) / (c.wv * c.npw);
   if (c.sk > 1 && xblocks * ((mtiles + c.mb - 1) / c.mb) > kSplitKCounters) return false;
+  if (c.gen == kGenLdg && ldg_shared_bytes(id, c, s) > kSharedLimit) return false;
   return true;
 }
 

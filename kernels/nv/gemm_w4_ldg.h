@@ -1,9 +1,18 @@
 // The ldg generation of gemm_w4a16_nt and gemm_w4a8_nt (R4_GEN=2): the same packed weight (the
 // sm80 layout, quant/layout/sm80.h), the same arguments and results, the mma.sync fragments of
-// the first generation (kernels/nv/mma_sm80.h), but NO shared memory: every lane loads its own
-// weight fragments, scales and activation fragments straight into registers, a batch of R4_ST
-// 64-K blocks at a time, and the next batch's loads are issued before the current batch's math
-// (two register buffers, ping-pong).
+// the first generation (kernels/nv/mma_sm80.h). Every lane loads its own weight fragments and
+// scales straight into registers, through a ring of 2 R4_ST one-block slots: a slot is refilled
+// with the block 2 R4_ST ahead as soon as its math is done, so 2 R4_ST - 1 blocks stay in flight.
+// The block's activation rows of its split are copied into shared memory once (cp.async, after
+// the PDL wait, while the ring's first loads are in flight); each lane reads its fragments from
+// there one block ahead of the math.
+//
+// Session 9 (docs/PERF.md): before, a batch of R4_ST blocks' weights AND activation fragments was
+// loaded into registers, two batches ping-pong: the activations took half or more of the
+// registers (8 per 8-row sub-tile per block for 16-bit), which kept the kernels at 150-250
+// registers and 8 warps per SM. Reading the activations from global memory one block ahead
+// instead (no staging) put an L2 round trip behind every block: gate_up M = 8, SK = 1, w4a8
+// took 61.8 us (ncu: L1 hit rate 44%).
 //
 // Why (docs/PERF.md, session 6). The read floor kernel (kernels/read_floor.cu), which streams the
 // same bytes with plain 16-byte loads into registers, is the only kernel of the repository at the
@@ -65,6 +74,11 @@
 #define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
 #define R4L_AV (R4L_A8 ? 1 : 2)      // 16-byte activation vectors per lane per block
 #define R4L_BPB (R4L_A8 ? 64 : 128)  // activation bytes per row per 64-K block
+// Shared-memory row stride of the staged activations for splits of at most nkb 64-K blocks
+// (mirrored by ldg_act_stride in kernels/config.hpp). A quarter warp's 16-byte reads cover rows
+// g and g+1: 16-bit rows are padded to 16 mod 128 bytes, one-byte rows to 64 mod 128, so the
+// two rows land on distinct banks.
+#define R4L_STRIDE(nkb) (R4L_A8 ? (nkb)*64 + (((nkb)&1) ? 0 : 64) : (nkb)*128 + 16)
 // int8: the A bytes are 16*code (dequant_s8), so the scale carries 1/16; e4m3 x int4: code * 2^-9
 // (kernels/nv/cvt_fp8.h), so 2^9; 16-bit: the codes. (MXFP4 folds its exponent per step instead.)
 #define R4L_CODE_SCALE (R4_ACT_KIND == 2 ? 0.0625f : R4_ACT_KIND == 3 ? 512.0f : 1.0f)
@@ -74,13 +88,6 @@ typedef i32 r4l_part_t;
 #else
 typedef float r4l_part_t;
 #endif
-
-// The lane's activation bytes of one 64-K block for the MXFP4 layout: k 8t..8t+7 (.x, .y: step
-// 0) and 32+8t..32+8t+7 (.z, .w: step 1).
-__device__ inline void r4l_ld_act8x2(u32x4& v, const char* p) {
-  asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "l"(p));
-  asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.z), "=r"(v.w) : "l"(p + 32));
-}
 
 // One ring slot: one 64-K block of the warp's NPW tiles (one 16-byte fragment per lane each) and
 // the scale dwords of rows g and g+8 of the block's group (MXFP4: the block's one dword of four
@@ -112,20 +119,28 @@ __device__ inline void r4l_load_slot(R4LSlot& b, const u32x4* const (&wp)[R4_NPW
   }
 }
 
-// A block's activation loads: `arow[j]` is the lane's row of sub-tile j (clamped to the last live
-// row: a row past M only feeds output columns that are never stored), already offset by its
-// 16 * t (int8) or 32 * t (16-bit) bytes. Sub-tiles with no live row are not loaded (`live`).
-__device__ inline void r4l_load_act(R4LAct& b, const char* const (&arow)[R4L_MSUB], int live,
-                                    int kb) {
+// A block's activation loads, from the block's staged rows in shared memory: `srow[j]` is the
+// lane's row of sub-tile j (clamped to the last live row: a row past M only feeds output columns
+// that are never stored), already offset by its 16 * t (int8, e4m3) or 32 * t (16-bit) bytes, and
+// `off` the block's offset in the split. Sub-tiles with no live row are not loaded (`live`).
+__device__ inline void r4l_load_act(R4LAct& b, const r4_saddr (&srow)[R4L_MSUB], int live,
+                                    int off) {
 #pragma unroll
   for (int j = 0; j < R4L_MSUB; ++j)
     if (j < live) {
 #if R4_ACT_KIND == 4
-      r4l_ld_act8x2(b.a[j][0], arow[j] + (i64)kb * R4L_BPB);
+      // k 8t..8t+7 (.x, .y: step 0) and 32+8t..32+8t+7 (.z, .w: step 1)
+      asm("ld.shared.v2.u32 {%0,%1}, [%2];\n"
+          : "=r"(b.a[j][0].x), "=r"(b.a[j][0].y)
+          : "r"(srow[j] + off)
+          : "memory");
+      asm("ld.shared.v2.u32 {%0,%1}, [%2];\n"
+          : "=r"(b.a[j][0].z), "=r"(b.a[j][0].w)
+          : "r"(srow[j] + off + 32)
+          : "memory");
 #else
 #pragma unroll
-      for (int v = 0; v < R4L_AV; ++v)
-        b.a[j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
+      for (int v = 0; v < R4L_AV; ++v) b.a[j][v] = r4_lds16(srow[j] + off + 16 * v);
 #endif
     }
 }
@@ -280,16 +295,19 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
     wp[p] = wq + (i64)tile * KB * 32 + lane;
     sp[p] = wsz + (i64)tile * G * 16;  // mx_sm89: KB blocks x 8 dwords = the same G * 16
   }
-  const char* arow[R4L_MSUB];
+  // The block's activation rows of its split, staged once in shared memory (stride R4L_STRIDE).
+  extern __shared__ __align__(16) char r4_smem[];
+  const r4_saddr sbase = r4_saddr_of(r4_smem);
+  const int stride = R4L_STRIDE((KB + R4_SK - 1) / R4_SK);
+  const int rows = min(R4_MB * 16, M - m_base);
+  r4_saddr srow[R4L_MSUB];
 #pragma unroll
-  for (int j = 0; j < R4L_MSUB; ++j) {
-    const int row = min(m_base + 8 * j + g, M - 1);
-    arow[j] = static_cast<const char*>(act) + (i64)row * K * (R4L_A8 ? 1 : 2) +
+  for (int j = 0; j < R4L_MSUB; ++j)
+    srow[j] = sbase + min(8 * j + g, rows - 1) * stride +
               (R4_ACT_KIND == 4 ? 8
                : R4L_A8         ? 16
                                 : 32) *
                   t;
-  }
 
   float acc[R4_NPW][R4L_MSUB][4];
   r4l_part_t part[R4_NPW][R4L_MSUB][4];
@@ -305,26 +323,40 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
 
   // The ring: R4L_D slots, one 64-K block each. Prologue, shaped for programmatic dependent
   // launch: every slot's weights, then the wait for the previous kernel (it may still be writing
-  // the activations), then the first block's activations. Slots past the split's end load its last
-  // block again (their math is skipped).
+  // the activations), then the block's activation rows of its split into shared memory (cp.async:
+  // L2, where that kernel's writes are visible), while the weights are in flight. Slots past the
+  // split's end load its last block again (their math is skipped).
   const int kb_last = kb_end - 1;
   R4LSlot ring[R4L_D];
 #pragma unroll
   for (int u = 0; u < R4L_D; ++u) r4l_load_slot(ring[u], wp, sp, min(kb_begin + u, kb_last), G, g);
-  R4LAct x[2];
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
-  r4l_load_act(x[0], arow, live, kb_begin);
+  {
+    const int vecs = (kb_end - kb_begin) * (R4L_BPB / 16);  // 16-byte vectors per row
+    const char* src =
+        static_cast<const char*>(act) + ((i64)m_base * K + (i64)kb_begin * 64) * (R4L_A8 ? 1 : 2);
+    for (int i = (int)threadIdx.x; i < rows * vecs; i += R4_WV * 32) {
+      const int r = i / vecs, c = i - r * vecs;
+      r4_cp_async16(sbase + r * stride + 16 * c, src + (i64)r * K * (R4L_A8 ? 1 : 2) + 16 * c);
+    }
+    r4_cp_async_commit();
+    r4_cp_async_wait<0>();
+    __syncthreads();
+  }
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
+  R4LAct x[2];
+  r4l_load_act(x[0], srow, live, 0);
 
-  // Block kb: its successor's activations go out (an L1 hit but for the block's first warp), its
-  // math waits on its slot, and the slot is refilled with block kb + R4L_D at once, so R4L_D - 1
-  // blocks of weights stay in flight through the math.
+  // Block kb: its successor's activations are read from shared memory, its math waits on its
+  // slot, and the slot is refilled with block kb + R4L_D at once, so R4L_D - 1 blocks of weights
+  // stay in flight through the math.
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4L_D) {
 #pragma unroll
     for (int u = 0; u < R4L_D; ++u) {
       const int kb = kb0 + u;
       if (kb < kb_end) {  // uniform
-        if (kb + 1 < kb_end) r4l_load_act(x[(u + 1) & 1], arow, live, kb + 1);
+        if (kb + 1 < kb_end)
+          r4l_load_act(x[(u + 1) & 1], srow, live, (kb + 1 - kb_begin) * R4L_BPB);
         r4l_compute(ring[u], x[u & 1], kb, kb_end, live, part, acc);
         if (kb + R4L_D < kb_end) r4l_load_slot(ring[u], wp, sp, kb + R4L_D, G, g);
       }

@@ -35,7 +35,8 @@ TEST(Config, SpaceIsModerateAndValid) {
       else if (c.gen == kGenSm90a)
         EXPECT_LE(sm90a_shared_bytes(id, c), kSm90aSharedLimit);
       else
-        EXPECT_EQ(launch_dims(id, c, sm90, {3072, 5120, 8}).shared_bytes, 0u);  // ldg: registers
+        EXPECT_EQ(launch_dims(id, c, sm90, {3072, 5120, 8}).shared_bytes,
+                  ldg_shared_bytes(id, c, {3072, 5120, 8}));  // ldg: staged activation rows
     }
     // Each generation's space stays moderate: every config is compiled, verified and raced.
     EXPECT_GT(per_gen[0], 100u);
@@ -68,6 +69,15 @@ TEST(Config, ShapeLimits) {
   EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, Config{1, 4, 1, 1, 0}, sm90, {16, 128, 1}));
   const gpu::Arch sm75{gpu::Vendor::nvidia, "sm_75", 7, 5};
   EXPECT_FALSE(is_valid(KernelId::gemm_w4a16_nt, c, sm75));
+  // ldg: the staged activation rows must fit in 48 KiB. w4a16 at K = 5120 (80 64-K blocks), SK 2:
+  // 40 blocks -> 40 * 128 + 16 = 5136 B per row, 8 rows (M = 8) 41,088 B; 16 rows do not fit.
+  const Config l{4, 2, 1, 1, 0, kGenLdg, 4};
+  EXPECT_EQ(ldg_shared_bytes(KernelId::gemm_w4a16_nt, l, {3072, 5120, 8}), 41088);
+  EXPECT_TRUE(is_valid(KernelId::gemm_w4a16_nt, l, sm90, {3072, 5120, 8}));
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a16_nt, l, sm90, {3072, 5120, 16}));
+  // one-byte rows: 40 blocks -> 40 * 64 + 64 (pads an even block count to 64 mod 128 bytes)
+  EXPECT_EQ(ldg_shared_bytes(KernelId::gemm_w4a8_nt, l, {3072, 5120, 16}), 16 * 2624);
+  EXPECT_EQ(ldg_act_stride(KernelId::gemm_w4a8_nt, 5), 320);
 }
 
 TEST(Config, AmdTargetsWithAMatrixPathHaveTheFullSpace) {
