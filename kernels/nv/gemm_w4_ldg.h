@@ -70,7 +70,6 @@
 #endif
 
 #define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
-#define R4L_D (2 * R4_ST)            // ring slots (64-K blocks of weights) per warp
 #define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
 #define R4L_AV (R4L_A8 ? 1 : 2)      // 16-byte activation vectors per lane per block
 #define R4L_BPB (R4L_A8 ? 64 : 128)  // activation bytes per row per 64-K block
@@ -117,6 +116,18 @@ __device__ inline void r4l_load_slot(R4LSlot& b, const u32x4* const (&wp)[R4_NPW
     b.s[p][1] = r4_ld_u32(sp[p] + grp * 16 + g + 8);
 #endif
   }
+}
+
+// A batch: R4_ST consecutive blocks' slots, loaded together and waited on together. Blocks past
+// the split's end are clamped to its last block (their math is skipped).
+struct R4LBatch {
+  R4LSlot slot[R4_ST];
+};
+__device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_NPW],
+                                      const u32* const (&sp)[R4_NPW], int kb0, int kb_last, int G,
+                                      int g) {
+#pragma unroll
+  for (int u = 0; u < R4_ST; ++u) r4l_load_slot(b.slot[u], wp, sp, min(kb0 + u, kb_last), G, g);
 }
 
 // A block's activation loads, from the block's staged rows in shared memory: `srow[j]` is the
@@ -268,6 +279,25 @@ __device__ inline void r4l_compute(const R4LSlot& b, const R4LAct& x, int kb, in
   }
 }
 
+// The math of one batch: blocks kb0 .. kb0 + R4_ST - 1 that are < kb_end, each block's
+// activation fragments read from shared memory one block ahead.
+__device__ inline void r4l_compute_batch(const R4LBatch& b, const r4_saddr (&srow)[R4L_MSUB],
+                                         int kb0, int kb_begin, int kb_end, int live,
+                                         r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
+                                         float (&acc)[R4_NPW][R4L_MSUB][4]) {
+  R4LAct x[2];
+  r4l_load_act(x[0], srow, live, (kb0 - kb_begin) * R4L_BPB);
+#pragma unroll
+  for (int u = 0; u < R4_ST; ++u) {
+    const int kb = kb0 + u;
+    if (kb < kb_end) {  // uniform
+      if (u + 1 < R4_ST && kb + 1 < kb_end)
+        r4l_load_act(x[(u + 1) & 1], srow, live, (kb + 1 - kb_begin) * R4L_BPB);
+      r4l_compute(b.slot[u], x[u & 1], kb, kb_end, live, part, acc);
+    }
+  }
+}
+
 // act: [M, K] f16/bf16 bits (R4_ACT_KIND 0/1), int8 (2) or e4m3 (3, 4); sa: [M] f32 row scales
 // (one-byte kinds only).
 __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __restrict__ sa,
@@ -321,15 +351,13 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
         part[p][j][e] = 0;
       }
 
-  // The ring: R4L_D slots, one 64-K block each. Prologue, shaped for programmatic dependent
-  // launch: every slot's weights, then the wait for the previous kernel (it may still be writing
-  // the activations), then the block's activation rows of its split into shared memory (cp.async:
-  // L2, where that kernel's writes are visible), while the weights are in flight. Slots past the
-  // split's end load its last block again (their math is skipped).
+  // Prologue, shaped for programmatic dependent launch: the first batch's weights, then the wait
+  // for the previous kernel (it may still be writing the activations), then the block's
+  // activation rows of its split into shared memory (cp.async: L2, where that kernel's writes
+  // are visible) while the weights are in flight.
   const int kb_last = kb_end - 1;
-  R4LSlot ring[R4L_D];
-#pragma unroll
-  for (int u = 0; u < R4L_D; ++u) r4l_load_slot(ring[u], wp, sp, min(kb_begin + u, kb_last), G, g);
+  R4LBatch b0, b1;
+  r4l_load_batch(b0, wp, sp, kb_begin, kb_last, G, g);
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
   {
     const int vecs = (kb_end - kb_begin) * (R4L_BPB / 16);  // 16-byte vectors per row
@@ -344,23 +372,20 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
     __syncthreads();
   }
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
-  R4LAct x[2];
-  r4l_load_act(x[0], srow, live, 0);
 
-  // Block kb: its successor's activations are read from shared memory, its math waits on its
-  // slot, and the slot is refilled with block kb + R4L_D at once, so R4L_D - 1 blocks of weights
-  // stay in flight through the math.
-  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4L_D) {
-#pragma unroll
-    for (int u = 0; u < R4L_D; ++u) {
-      const int kb = kb0 + u;
-      if (kb < kb_end) {  // uniform
-        if (kb + 1 < kb_end)
-          r4l_load_act(x[(u + 1) & 1], srow, live, (kb + 1 - kb_begin) * R4L_BPB);
-        r4l_compute(ring[u], x[u & 1], kb, kb_end, live, part, acc);
-        if (kb + R4L_D < kb_end) r4l_load_slot(ring[u], wp, sp, kb + R4L_D, G, g);
-      }
-    }
+  // Ping-pong: the next batch's loads go out before this batch's math waits on its own. Two
+  // batches, each waited on as a whole: a ring of one-block slots refilled one at a time measured
+  // slower (docs/PERF.md session 9; not verified in SASS, the likely cause is that ptxas tracks a
+  // warp's outstanding loads with a few scoreboards, so a wait for one slot also waits for slots
+  // issued after it).
+  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += 2 * R4_ST) {
+    const int k1 = kb0 + R4_ST;
+    if (k1 < kb_end) r4l_load_batch(b1, wp, sp, k1, kb_last, G, g);
+    r4l_compute_batch(b0, srow, kb0, kb_begin, kb_end, live, part, acc);
+    if (k1 >= kb_end) break;
+    const int k2 = k1 + R4_ST;
+    if (k2 < kb_end) r4l_load_batch(b0, wp, sp, k2, kb_last, G, g);
+    r4l_compute_batch(b1, srow, k1, kb_begin, kb_end, live, part, acc);
   }
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 
