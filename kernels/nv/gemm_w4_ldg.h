@@ -352,40 +352,50 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
       }
 
   // Prologue, shaped for programmatic dependent launch: the first batch's weights, then the wait
-  // for the previous kernel (it may still be writing the activations), then the block's
-  // activation rows of its split into shared memory (cp.async: L2, where that kernel's writes
-  // are visible) while the weights are in flight.
+  // for the previous kernel (it may still be writing the activations), the block's activation rows
+  // of its split into shared memory (cp.async: L2, where that kernel's writes are visible), and the
+  // second batch's weights, so that both batches are in flight while the rows arrive.
   const int kb_last = kb_end - 1;
   R4LBatch b0, b1;
   r4l_load_batch(b0, wp, sp, kb_begin, kb_last, G, g);
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
   {
-    const int vecs = (kb_end - kb_begin) * (R4L_BPB / 16);  // 16-byte vectors per row
+    // One division per thread: rows shorter than the block are copied `per` rows per pass
+    // (threads past per * vecs idle); longer rows are walked by every thread, row by row.
+    const int vecs = (kb_end - kb_begin) * (R4L_BPB / 16);
+    const int nthr = R4_WV * 32;
+    const int per = max(1, nthr / vecs);
+    const int r0 = (int)threadIdx.x / vecs;
+    const int c0 = (int)threadIdx.x - r0 * vecs;
     const char* src =
         static_cast<const char*>(act) + ((i64)m_base * K + (i64)kb_begin * 64) * (R4L_A8 ? 1 : 2);
-    for (int i = (int)threadIdx.x; i < rows * vecs; i += R4_WV * 32) {
-      const int r = i / vecs, c = i - r * vecs;
-      r4_cp_async16(sbase + r * stride + 16 * c, src + (i64)r * K * (R4L_A8 ? 1 : 2) + 16 * c);
+    if (vecs >= nthr) {
+      for (int r = 0; r < rows; ++r)
+        for (int c = (int)threadIdx.x; c < vecs; c += nthr)
+          r4_cp_async16(sbase + r * stride + 16 * c, src + (i64)r * K * (R4L_A8 ? 1 : 2) + 16 * c);
+    } else if (r0 < per) {
+      for (int r = r0; r < rows; r += per)
+        r4_cp_async16(sbase + r * stride + 16 * c0, src + (i64)r * K * (R4L_A8 ? 1 : 2) + 16 * c0);
     }
     r4_cp_async_commit();
-    r4_cp_async_wait<0>();
-    __syncthreads();
   }
+  if (kb_begin + R4_ST < kb_end) r4l_load_batch(b1, wp, sp, kb_begin + R4_ST, kb_last, G, g);
+  r4_cp_async_wait<0>();
+  __syncthreads();
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 
-  // Ping-pong: the next batch's loads go out before this batch's math waits on its own. Two
-  // batches, each waited on as a whole: a ring of one-block slots refilled one at a time measured
-  // slower (docs/PERF.md session 9; not verified in SASS, the likely cause is that ptxas tracks a
-  // warp's outstanding loads with a few scoreboards, so a wait for one slot also waits for slots
-  // issued after it).
+  // Ping-pong: a batch is refilled with the blocks 2 R4_ST ahead as soon as its math is done, so
+  // the other batch's loads stay in flight through it. Two batches, each waited on as a whole: a
+  // ring of one-block slots refilled one at a time measured slower (docs/PERF.md session 9; not
+  // verified in SASS, the likely cause is that ptxas tracks a warp's outstanding loads with a
+  // few scoreboards, so a wait for one slot also waits for slots issued after it).
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += 2 * R4_ST) {
-    const int k1 = kb0 + R4_ST;
-    if (k1 < kb_end) r4l_load_batch(b1, wp, sp, k1, kb_last, G, g);
     r4l_compute_batch(b0, srow, kb0, kb_begin, kb_end, live, part, acc);
+    if (kb0 + 2 * R4_ST < kb_end) r4l_load_batch(b0, wp, sp, kb0 + 2 * R4_ST, kb_last, G, g);
+    const int k1 = kb0 + R4_ST;
     if (k1 >= kb_end) break;
-    const int k2 = k1 + R4_ST;
-    if (k2 < kb_end) r4l_load_batch(b0, wp, sp, k2, kb_last, G, g);
     r4l_compute_batch(b1, srow, k1, kb_begin, kb_end, live, part, acc);
+    if (k1 + 2 * R4_ST < kb_end) r4l_load_batch(b1, wp, sp, k1 + 2 * R4_ST, kb_last, G, g);
   }
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 
