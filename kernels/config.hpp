@@ -155,31 +155,14 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
   return sm90a_shared_bytes(id, c) <= kSm90aSharedLimit;
 }
 
-// The ldg generation's staged activations (kernels/nv/gemm_w4_ldg.h R4L_STRIDE): each block
-// copies its live rows of its split's K range into shared memory once; rows padded so a quarter
-// warp's 16-byte reads of two rows hit distinct banks. Kept within the 48 KiB a launch gets
-// without an opt-in (kSharedLimit), so neither the tuner nor r4d sets an attribute for it; a
-// (shape, config) over it is not valid (is_valid with a shape).
-[[nodiscard]] constexpr std::int64_t ldg_act_stride(KernelId id, std::int64_t blocks_per_split) {
-  return id == KernelId::gemm_w4a16_nt ? blocks_per_split * 128 + 16
-                                       : blocks_per_split * 64 + ((blocks_per_split & 1) ? 0 : 64);
-}
-[[nodiscard]] constexpr std::int64_t ldg_shared_bytes(KernelId id, const Config& c,
-                                                      const Shape& s) {
-  const std::int64_t kb = s.k / 64;
-  return std::min<std::int64_t>(16 * c.mb, s.m) * ldg_act_stride(id, (kb + c.sk - 1) / c.sk);
-}
-
 // The ldg generation's arch-only ranges (kernels/nv/gemm_w4_ldg.h): NVIDIA sm_80+, compiled for
-// the arch as named. A warp holds a ring of 2 ST slots of NPW weight fragments (4 registers each,
-// plus 2 scale dwords; MXFP4 1), two blocks of 2MB activation fragments (4 registers for int8 and
-// e4m3, 8 for 16-bit), and NPW x MB x 16 accumulators and partials. That estimate against what
-// ptxas allots (NVRTC 13.0, sm_90a, 2026-12-01, WV 4, SK 2; scripts/ldg_registers.sh, docs/PERF.md
-// session 9): every tuple estimated at <= 224 compiles without spills (w4a16 (MB, NPW, ST) = (2, 2,
-// 4): 224 -> 254 registers; (1, 4, 2): 192 -> 234), every one at >= 240 with 6-register slots
-// spills (w4a8 (1, 2, 8): 240 -> 114 B; MXFP4's (1, 4, 4) at 240 does not, and is left out with
-// them).
-inline constexpr int kLdgRegisterBudget = 224;
+// the arch as named. A warp holds two batches of ST x NPW weight fragments (4 registers each, plus
+// 2 scale dwords) and ST x 2MB activation fragments (4 registers for int8, 8 for 16-bit), and
+// NPW x MB x 16 accumulators and partials. That estimate against what ptxas allots (NVRTC 13.0,
+// sm_90, 2026-12-01, WV 4): every tuple estimated at <= 208 compiles without spills (w4a8
+// (MB, NPW, ST) = (2, 1, 4): 208 -> 254 registers; w4a16 (1, 1, 4): 192 -> 239), every one at
+// >= 224 spills (w4a16 (1, 4, 2): 224 -> 12 B; w4a8 (1, 1, 8): 240 -> 36 B).
+inline constexpr int kLdgRegisterBudget = 208;
 [[nodiscard]] constexpr bool is_valid_ldg(KernelId id, const Config& c, const gpu::Arch& a) {
   if (is_quant(id)) return false;
   if (a.vendor != gpu::Vendor::nvidia || a.major < 8) return false;
@@ -189,8 +172,8 @@ inline constexpr int kLdgRegisterBudget = 224;
       !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {2, 4, 8}))
     return false;
   const int act_regs = id == KernelId::gemm_w4a16_nt ? 8 : 4;
-  const int slot_regs = c.npw * (id == KernelId::gemm_mxfp4a8fp8_nt ? 5 : 6);
-  return 2 * c.st * slot_regs + 2 * 2 * c.mb * act_regs + c.npw * c.mb * 16 <= kLdgRegisterBudget;
+  const int batch_regs = c.st * (c.npw * 6 + 2 * c.mb * act_regs);
+  return 2 * batch_regs + c.npw * c.mb * 16 <= kLdgRegisterBudget;
 }
 
 // Arch-only part: the ranges and the register budget (what CI compiles).
@@ -231,7 +214,6 @@ inline constexpr int kLdgRegisterBudget = 224;
     return false;  // every split needs a 64-K block (gen 0) or a 128-K group (gen 1)
   const std::int64_t xblocks = (s.n / 16 + c.wv * c.npw - 1) / (c.wv * c.npw);
   if (c.sk > 1 && xblocks * ((mtiles + c.mb - 1) / c.mb) > kSplitKCounters) return false;
-  if (c.gen == kGenLdg && ldg_shared_bytes(id, c, s) > kSharedLimit) return false;
   return true;
 }
 

@@ -105,8 +105,7 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
     return d;
   }
   d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
-  d.shared_bytes = c.gen == kGenLdg ? static_cast<unsigned>(ldg_shared_bytes(id, c, s))
-                                    : staged_shared_bytes(id, c, s);
+  d.shared_bytes = c.gen == kGenLdg ? 0u : staged_shared_bytes(id, c, s);  // ldg: registers only
   return d;
 }
 

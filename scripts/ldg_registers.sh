@@ -1,7 +1,7 @@
 #!/bin/bash
-# The registers and spills ptxas gives the ldg generation (kernels/nv/gemm_w4_ldg.h) per
+# The registers and spills ptxas gives the ldg generation (kernels/nv/gemm_w4_ldg.h, as in the tree) per
 # (MB, NPW, ST), WV 4, SK 2, NVRTC for sm_90a, through `r4tune compile` (no GPU needed): the
-# evidence behind kLdgRegisterBudget in kernels/config.hpp. Prints: kernel mb npw st regs spill.
+# evidence for kLdgRegisterBudget in kernels/config.hpp. Prints: kernel mb npw st regs spill.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 R4TUNE=${R4TUNE:-build/tuner/r4tune}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 9: the ldg ring (kernels/nv/gemm_w4_ldg.h) on the H200 in one device call: the GPU
+# A kernel experiment on the H200 in one device call (session 9: the ldg variants): the GPU
 # checks that launch ldg configs, a dflash sweep from a cold database (sweeps.sh: the fixture's
 # recipe, winners and per-shape times), and Nsight Compute on R4_NCU_CONFIGS
 # ("variant:WV,SK,MB,NPW,NT,GEN,ST@shape@M ...", r4kern --one). Logs in $OUT.

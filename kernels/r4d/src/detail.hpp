@@ -85,13 +85,12 @@ struct CompiledKernel {
 // the kernels write past their allocation: seen on the H200 on 2026-11-30 as
 // CUDA_ERROR_ILLEGAL_ADDRESS from every r4d launch. sm90a: WV consumer warps plus a producer
 // warpgroup (128 threads), and the barriers and ST-stage ring (kernels/config.hpp
-// sm90a_shared_bytes, up to the 227 KiB opt-in; independent of the shape). ldg: WV warps and the
-// staged activation rows of a split (kernels/config.hpp ldg_shared_bytes, <= 48 KiB).
+// sm90a_shared_bytes, up to the 227 KiB opt-in; independent of the shape).
 struct Dims {
   unsigned gx, gy, gz, block, shared;
 };
-[[nodiscard]] constexpr Dims gemm_dims(KernelId id, const Config& c, std::int64_t m, std::int64_t n,
-                                       std::int64_t k) {
+[[nodiscard]] constexpr Dims gemm_dims(KernelId id, const Config& c, std::int64_t m,
+                                       std::int64_t n) {
   const std::int64_t per_block = static_cast<std::int64_t>(c.wv) * c.npw;
   const std::int64_t mtiles = (m + 15) / 16;
   const auto kc = to_kernels(c);
@@ -102,10 +101,7 @@ struct Dims {
     d.shared = static_cast<unsigned>(r4::kernels::sm90a_shared_bytes(id, kc));
     return d;
   }
-  if (c.gen == r4::kernels::kGenLdg) {  // the staged activation rows, <= 48 KiB (no opt-in)
-    d.shared = static_cast<unsigned>(r4::kernels::ldg_shared_bytes(id, kc, {n, k, m}));
-    return d;
-  }
+  if (c.gen == r4::kernels::kGenLdg) return d;  // registers only: no dynamic shared memory
   const std::int64_t rows = std::min<std::int64_t>(c.mb * 16, (m + 7) / 8 * 8);
   d.shared = static_cast<unsigned>(
       r4::kernels::shared_bytes(id, kc, r4::kernels::pipeline_stages(id, kc), rows));

@@ -204,8 +204,7 @@ Status launch_w4a16(bool a_bf16, const void* a, const void* wq, const void* wsz,
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&a, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N, K), args, stream,
-                 use_pdl);
+  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N), args, stream, use_pdl);
 }
 
 }  // namespace
@@ -366,8 +365,7 @@ Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* w
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N, K), args, stream,
-                 use_pdl);
+  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N), args, stream, use_pdl);
 }
 
 Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz, void* c, int M,
@@ -389,7 +387,7 @@ Status launch_fp8(KernelId id, const void* q, const void* sc, const void* wq, co
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, detail::gemm_dims(id, cfg, M, N, K), args, stream, use_pdl);
+  return enqueue(*k, detail::gemm_dims(id, cfg, M, N), args, stream, use_pdl);
 }
 
 // quant_act / quant_act_fp8: one block per row, the same arguments.
