@@ -87,3 +87,52 @@ R4_EXTERN void r4_read_floor_fused(const u32x4* __restrict__ wq, i64 nq16,
   if (out && threadIdx.x == 0) out[blockIdx.x] = dep + 1u;
   if (out && (acc ^ dep) == 0x9E3779B9u) out[blockIdx.x] = acc;  // practically never
 }
+
+// EXPERIMENT (session 9, docs/PERF.md; timed by `r4kern --floors`, not used by the sweep): the
+// same weight bytes in the GEMMs' access pattern. Each warp streams a contiguous chunk of
+// R4F_CHUNK bytes, as a GEMM warp streams its 16-row tile (a 16-row sm80 tile of a K = 5120 shape
+// is 40,960 B), with U 512-byte warp loads in flight; chunks go grid-stride over the warps. The
+// scales are streamed as r4_read_floor streams them. Against r4_read_floor (every warp reads
+// 512 B slices spread over the whole array, neighbouring warps neighbouring slices), this tells
+// whether the GEMMs' many concurrent contiguous streams cost DRAM throughput by themselves, at
+// U = 4 (the in-flight bytes per warp of the ldg generation's common configs) and U = 16.
+#ifndef R4F_CHUNK
+#define R4F_CHUNK 40960
+#endif
+template <int U>
+__device__ inline u32 r4_stream_chunks(const u32x4* __restrict__ p, i64 n16) {
+  const int lane = (int)(threadIdx.x & 31u);
+  const i64 warps = (i64)gridDim.x * (blockDim.x >> 5);
+  const i64 c16 = R4F_CHUNK / 16;
+  const i64 nchunks = (n16 + c16 - 1) / c16;
+  u32 acc = 0;
+  for (i64 c = (i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); c < nchunks; c += warps) {
+    const i64 end = (c + 1) * c16 < n16 ? (c + 1) * c16 : n16;
+    i64 i = c * c16 + lane;
+    for (; i + (U - 1) * 32 < end; i += U * 32) {
+      u32x4 v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) v[u] = r4_ld_weight<1>(p + i + u * 32);
+#pragma unroll
+      for (int u = 0; u < U; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    }
+    for (; i < end; i += 32) {
+      const u32x4 a = r4_ld_weight<1>(p + i);
+      acc ^= a.x ^ a.y ^ a.z ^ a.w;
+    }
+  }
+  return acc;
+}
+
+#define R4F_CHUNKS_KERNEL(NAME, U)                                                              \
+  R4_EXTERN void NAME(const u32x4* __restrict__ wq, i64 nq16, const u32x4* __restrict__ wsz,    \
+                      i64 ns16, const u32* __restrict__ in, u32* __restrict__ out) {            \
+    r4_pdl_launch_dependents();                                                                 \
+    const u32 acc = r4_stream_chunks<U>(wq, nq16) ^ r4_stream_xor(wsz, ns16);                   \
+    r4_pdl_wait();                                                                              \
+    const u32 dep = in ? in[blockIdx.x & 63u] : 0u;                                             \
+    if (out && threadIdx.x == 0) out[blockIdx.x] = dep + 1u;                                    \
+    if (out && (acc ^ dep) == 0x9E3779B9u) out[blockIdx.x] = acc; /* practically never */       \
+  }
+R4F_CHUNKS_KERNEL(r4_read_floor_chunks4, 4)
+R4F_CHUNKS_KERNEL(r4_read_floor_chunks16, 16)

@@ -700,7 +700,8 @@ double Driver::time_floors(gpu::Module& mod, const SeedShape& sh,
                            const std::vector<W4Weights>& fpool, std::ostream& csv) {
   const auto wbytes = static_cast<double>(weight_bytes(sh.n, sh.k));
   double two_loop = 0;
-  for (const char* name : {"r4_read_floor", "r4_read_floor_fused"}) {
+  for (const char* name : {"r4_read_floor", "r4_read_floor_fused", "r4_read_floor_chunks4",
+                           "r4_read_floor_chunks16"}) {
     auto rf = measure::measure_read_floor(*ctx_, *stream_, mod.kernel(name), fpool, sh.n, sh.k, 9);
     std::sort(rf.samples_us.begin(), rf.samples_us.end());
     const double us = rf.samples_us[rf.samples_us.size() / 2];
