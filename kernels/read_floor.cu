@@ -99,6 +99,32 @@ R4_EXTERN void r4_read_floor_fused(const u32x4* __restrict__ wq, i64 nq16,
 #ifndef R4F_CHUNK
 #define R4F_CHUNK 40960
 #endif
+// The first use of all U loads in one asm statement: written as plain XORs, ptxas compiled the
+// U = 16 loop in 48 registers (fewer than the 64 that 16 loads in flight hold), and U = 16 timed
+// like U = 4; one consumer of every load leaves it no such choice (NVIDIA; plain XORs elsewhere).
+template <int U>
+__device__ inline u32 r4_first_use(const u32x4 (&v)[U]) {
+  u32 r = 0;
+#if defined(R4_NV)
+  if constexpr (U == 16) {
+    asm volatile(
+        "xor.b32 %0, %1, %2;\n xor.b32 %0, %0, %3;\n xor.b32 %0, %0, %4;\n xor.b32 %0, %0, %5;\n"
+        " xor.b32 %0, %0, %6;\n xor.b32 %0, %0, %7;\n xor.b32 %0, %0, %8;\n xor.b32 %0, %0, %9;\n"
+        " xor.b32 %0, %0, %10;\n xor.b32 %0, %0, %11;\n xor.b32 %0, %0, %12;\n"
+        " xor.b32 %0, %0, %13;\n xor.b32 %0, %0, %14;\n xor.b32 %0, %0, %15;\n"
+        " xor.b32 %0, %0, %16;\n"
+        : "=r"(r)
+        : "r"(v[0].x), "r"(v[1].x), "r"(v[2].x), "r"(v[3].x), "r"(v[4].x), "r"(v[5].x),
+          "r"(v[6].x), "r"(v[7].x), "r"(v[8].x), "r"(v[9].x), "r"(v[10].x), "r"(v[11].x),
+          "r"(v[12].x), "r"(v[13].x), "r"(v[14].x), "r"(v[15].x));
+    return r;
+  }
+#endif
+#pragma unroll
+  for (int u = 0; u < U; ++u) r ^= v[u].x;
+  return r;
+}
+
 template <int U>
 __device__ inline u32 r4_stream_chunks(const u32x4* __restrict__ p, i64 n16) {
   const int lane = (int)(threadIdx.x & 31u);
@@ -113,8 +139,9 @@ __device__ inline u32 r4_stream_chunks(const u32x4* __restrict__ p, i64 n16) {
       u32x4 v[U];
 #pragma unroll
       for (int u = 0; u < U; ++u) v[u] = r4_ld_weight<1>(p + i + u * 32);
+      acc ^= r4_first_use<U>(v);
 #pragma unroll
-      for (int u = 0; u < U; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+      for (int u = 0; u < U; ++u) acc ^= v[u].y ^ v[u].z ^ v[u].w;
     }
     for (; i < end; i += 32) {
       const u32x4 a = r4_ld_weight<1>(p + i);
