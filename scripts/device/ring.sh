@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A kernel experiment on the H200 in one device call (session 9: the ldg variants): the GPU
 # checks that launch ldg configs, a dflash sweep from a cold database (sweeps.sh: the fixture's
-# recipe, winners and per-shape times), and Nsight Compute on R4_NCU_CONFIGS
+# recipe, winners and per-shape times), and Nsight Compute (stalls.sh) on R4_NCU_CONFIGS
 # ("variant:WV,SK,MB,NPW,NT,GEN,ST@shape@M ...", r4kern --one). Logs in $OUT.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
@@ -13,15 +13,7 @@ L="$OUT/ring.log"
     timeout 200 $B/$t --gtest_brief=1 >"$OUT/$t.log" 2>&1
     echo "$t rc=$? in $(( $(date +%s) - s )) s"; grep -E "FAILED|Failure|Which is|PASSED" "$OUT/$t.log" | head -8
   done
-  for one in ${R4_NCU_CONFIGS:-}; do
-    IFS=@ read -r cfg shape m <<<"$one"
-    echo "== ncu $cfg $shape M=$m"
-    timeout 120 ncu --clock-control none --kernel-name regex:gemm --launch-skip 10 --launch-count 1 \
-      --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
-      --section Occupancy --section LaunchStats \
-      $B/r4kern --one "$cfg" --shapes "$shape" --m "$m" 2>&1 | grep -vE "^==PROF==" | \
-      grep -E "one |Duration|Throughput|Registers|Occupancy|Block Limit|Warp Cycles|Active Warps|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|DRAM" | head -40
-  done
+  bash "$(dirname "$0")/stalls.sh"  # ncu on R4_NCU_CONFIGS, if any
 } >"$L" 2>&1
 R4_SKIP_LLAMA=${R4_SKIP_LLAMA:-1} R4_SKIP_WARM=${R4_SKIP_WARM:-1} bash "$(dirname "$0")/sweeps.sh"
 cat "$L"
