@@ -53,16 +53,26 @@
 #error "R4_ACT_KIND (0 f16, 1 bf16, 2 int8, 3 e4m3 x int4, 4 e4m3 x mxfp4) must be defined"
 #endif
 #ifndef R4_BROKEN_SCALE
-#define R4_BROKEN_SCALE 0  // TEST ONLY: 1 reads the next group's scale (a kernel the checks must catch)
+#define R4_BROKEN_SCALE \
+  0  // TEST ONLY: 1 reads the next group's scale (a kernel the checks must catch)
 #endif
+#ifndef R4L_WIDE
+// EXPERIMENT ONLY (r4kern --one --define R4L_WIDE=1; docs/PERF.md session 9): one register batch
+// of 2 R4_ST blocks, waited on as a whole, refilled after its math, in place of two ping-pong
+// batches of R4_ST. Same registers. ptxas puts every weight load of these kernels on one
+// scoreboard (scripts/sass_ctrl.py), so each wait of the ping-pong drains both batches and a warp
+// has one batch of R4_ST blocks in flight per wait; one batch of 2 R4_ST doubles that.
+#define R4L_WIDE 0
+#endif
+#define R4L_BB (R4L_WIDE ? 2 * R4_ST : R4_ST)  // 64-K blocks per register batch
 #ifndef R4_TEST_PDL_LATE_WAIT
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
 #endif
 
-#define R4L_MSUB (2 * R4_MB)            // 8-row activation sub-tiles per block
-#define R4L_A8 (R4_ACT_KIND >= 2)       // one-byte activations (int8, e4m3)
-#define R4L_AV (R4L_A8 ? 1 : 2)         // 16-byte activation vectors per lane per block
-#define R4L_BPB (R4L_A8 ? 64 : 128)     // activation bytes per row per 64-K block
+#define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
+#define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
+#define R4L_AV (R4L_A8 ? 1 : 2)      // 16-byte activation vectors per lane per block
+#define R4L_BPB (R4L_A8 ? 64 : 128)  // activation bytes per row per 64-K block
 // int8: the A bytes are 16*code (dequant_s8), so the scale carries 1/16; e4m3 x int4: code * 2^-9
 // (kernels/nv/cvt_fp8.h), so 2^9; 16-bit: the codes. (MXFP4 folds its exponent per step instead.)
 #define R4L_CODE_SCALE (R4_ACT_KIND == 2 ? 0.0625f : R4_ACT_KIND == 3 ? 512.0f : 1.0f)
@@ -85,18 +95,18 @@ __device__ inline void r4l_ld_act8x2(u32x4& v, const char* p) {
 // block's one dword of four e8m0 exponents, s[..][0]), and the lane's activation bytes of each
 // block for every live 8-row sub-tile.
 struct R4LBatch {
-  u32x4 w[R4_ST][R4_NPW];
-  u32 s[R4_ST][R4_NPW][2];
-  u32x4 a[R4_ST][R4L_MSUB][R4L_AV];
+  u32x4 w[R4L_BB][R4_NPW];
+  u32 s[R4L_BB][R4_NPW][2];
+  u32x4 a[R4L_BB][R4L_MSUB][R4L_AV];
 };
 
 // The weight part of a batch (no kernel writes weights: it may be issued before the PDL wait).
 // Blocks past the split's end are clamped to its last block (their math is skipped).
 __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4_NPW],
-                                        const u32* const (&sp)[R4_NPW], int kb0, int kb_last,
-                                        int G, int g) {
+                                        const u32* const (&sp)[R4_NPW], int kb0, int kb_last, int G,
+                                        int g) {
 #pragma unroll
-  for (int u = 0; u < R4_ST; ++u) {
+  for (int u = 0; u < R4L_BB; ++u) {
     const int kb = min(kb0 + u, kb_last);
     const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
 #pragma unroll
@@ -120,7 +130,7 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
 __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_MSUB], int live,
                                      int kb0, int kb_last) {
 #pragma unroll
-  for (int u = 0; u < R4_ST; ++u) {
+  for (int u = 0; u < R4L_BB; ++u) {
     const int kb = min(kb0 + u, kb_last);
 #pragma unroll
     for (int j = 0; j < R4L_MSUB; ++j)
@@ -129,7 +139,8 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_
         r4l_ld_act8x2(b.a[u][j][0], arow[j] + (i64)kb * R4L_BPB);
 #else
 #pragma unroll
-        for (int v = 0; v < R4L_AV; ++v) b.a[u][j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
+        for (int v = 0; v < R4L_AV; ++v)
+          b.a[u][j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
 #endif
       }
   }
@@ -141,7 +152,7 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
                                    r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
                                    float (&acc)[R4_NPW][R4L_MSUB][4]) {
 #pragma unroll
-  for (int u = 0; u < R4_ST; ++u) {
+  for (int u = 0; u < R4L_BB; ++u) {
     const int kb = kb0 + u;
     if (kb < kb_end) {  // uniform
 #pragma unroll
@@ -299,7 +310,10 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   for (int j = 0; j < R4L_MSUB; ++j) {
     const int row = min(m_base + 8 * j + g, M - 1);
     arow[j] = static_cast<const char*>(act) + (i64)row * K * (R4L_A8 ? 1 : 2) +
-              (R4_ACT_KIND == 4 ? 8 : R4L_A8 ? 16 : 32) * t;
+              (R4_ACT_KIND == 4 ? 8
+               : R4L_A8         ? 16
+                                : 32) *
+                  t;
   }
 
   float acc[R4_NPW][R4L_MSUB][4];
@@ -323,7 +337,18 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   r4l_load_acts(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 
-  // Ping-pong: the next batch's loads go out before this batch's math waits on its own.
+    // Ping-pong: the next batch's loads go out before this batch's math waits on its own.
+#if R4L_WIDE
+  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4L_BB) {
+    r4l_compute(b0, kb0, kb_end, live, part, acc);
+    const int k1 = kb0 + R4L_BB;
+    if (k1 < kb_end) {
+      r4l_load_weights(b0, wp, sp, k1, kb_last, G, g);
+      r4l_load_acts(b0, arow, live, k1, kb_last);
+    }
+  }
+  (void)b1;
+#else
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += 2 * R4_ST) {
     const int k1 = kb0 + R4_ST;
     if (k1 < kb_end) {
@@ -339,9 +364,11 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
     }
     r4l_compute(b1, k1, kb_end, live, part, acc);
   }
+#endif
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 
-  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
+  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M,
+                N};
 #pragma unroll
   for (int j = 0; j < R4L_MSUB; ++j) {
     const int m = m_base + 8 * j + 2 * t;

@@ -228,6 +228,28 @@ class Driver {
     auto a = make_acts(s.m, s.k, 5);
     gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
     ensure_workspace(workspace_bytes(v->id, c, s));
+    // Checked before it is timed (a --define may make a wrong kernel): poisoned output against the
+    // GPU reference, the tolerance of the sweep's checks.
+    {
+      auto ref_res = backend_->compile(reference_compile_request(arch_));
+      if (!ref_res.ok) throw gpu::Error("reference compile failed: " + ref_res.log);
+      Built rb;
+      rb.module = ctx_->load(ref_res.binary);
+      rb.kernel = &rb.module->kernel("ref_gemm_w4");
+      built_.emplace("reference", std::move(rb));
+      if (!result_.get()) result_ = gpu::DeviceBuffer(*ctx_, 16);
+      const int vi = static_cast<int>(v - kVariants);
+      const auto ref = gpu_ref(w, a, vi, s);
+      run_variant(*v, c, s, w, a, out, k);
+      const auto [bad, ratio] = check_output(out, ref, s, tolerance(v->id, v->a_bf16, s.k));
+      if (bad) {
+        fmt::print("one {} {} {} M={}: FAIL, {} of {} elements out of tolerance; not timed\n",
+                   v->label, to_string(c), sh->name, s.m, bad, s.m * s.n);
+        return 1;
+      }
+      fmt::print("one {} {} {} M={}: checked, max error / tolerance {:.3f}\n", v->label,
+                 to_string(c), sh->name, s.m, ratio);
+    }
     for (int i = 0; i < 20; ++i) {
       const W4Weights ww{pq[static_cast<std::size_t>(i % pool)].get(),
                          ps[static_cast<std::size_t>(i % pool)].get()};
