@@ -14,7 +14,9 @@
 // The first register-ring version of the mma.sync generation (0286dcf) ran at ~900 GB/s because
 // each block's loads were consumed right after being issued (one DRAM latency per block per
 // warp); here a whole batch (R4_ST x R4_NPW x 512 B per warp) is in flight while the previous
-// one is computed.
+// one is computed. Session 9 found that this is not what the SASS does: ptxas signals all of
+// these loads on one scoreboard, so the wait before a batch's math also waits for the next batch,
+// and a warp has one batch in flight per wait, not two (scripts/sass_ctrl.py; docs/PERF.md).
 //
 // Work split as the mma.sync generation (kernels/gemm_common.h): grid x = N tiles / (WV*NPW),
 // y = SK splits of the 64-K blocks, z = M / (16*MB); each warp owns NPW 16-row tiles of the
@@ -337,8 +339,8 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   r4l_load_acts(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 
-    // Ping-pong: the next batch's loads go out before this batch's math waits on its own.
 #if R4L_WIDE
+  // EXPERIMENT: one batch of 2 R4_ST blocks, waited on as a whole, refilled after its math.
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4L_BB) {
     r4l_compute(b0, kb0, kb_end, live, part, acc);
     const int k1 = kb0 + R4L_BB;
@@ -349,6 +351,8 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   }
   (void)b1;
 #else
+  // Ping-pong: the next batch's loads go out before this batch's math waits on its own (in the
+  // SASS that wait covers both batches: see the top of the file).
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += 2 * R4_ST) {
     const int k1 = kb0 + R4_ST;
     if (k1 < kb_end) {
