@@ -68,6 +68,12 @@ def kernels(path):
     return out
 
 
+def depbar_count(d):
+    """DEPBAR's count N (cp.async.wait_group N: wait until at most N groups are outstanding),
+    lo[43:38]; probes compiled with wait_group 3, 2, 1, 0 give 3, 2, 1, 0."""
+    return (d["lo"] >> 38) & 0x3F
+
+
 def op_name(op):
     return OPCODES.get(op, f"op{op:03x}")
 
@@ -112,8 +118,9 @@ def main(argv):
             wsb = "-" if d["wsb"] == 7 else str(d["wsb"])
             rsb = "-" if d["rsb"] == 7 else str(d["rsb"])
             wait = "".join(str(b) for b in range(6) if d["wait"] >> b & 1) or "-"
+            extra = f" le {depbar_count(d)}" if op_name(d["op"]) == "DEPBAR" else ""
             print(f"{i * 16:6x} {op_name(d['op']):>8} stall {d['stall']:2d} wsb {wsb} rsb {rsb} "
-                  f"wait {wait:6s} {d['lo']:016x} {d['hi']:016x}")
+                  f"wait {wait:6s} {d['lo']:016x} {d['hi']:016x}{extra}")
     return 0
 
 

@@ -35,7 +35,8 @@ def main():
         subprocess.run([cc, "-cubin", "-arch=sm_90a", os.path.join(HERE, "sass_probes.cu"), "-o",
                         cubin], check=True)
         ks = sass_ctrl.kernels(cubin)
-    assert set(ks) >= {"probe_ldg", "probe_mma", "probe_cp_async", "probe_two_batches"}, ks.keys()
+    assert set(ks) >= {"probe_ldg", "probe_mma", "probe_cp_async", "probe_wait_groups",
+                       "probe_two_batches"}, ks.keys()
 
     # The store waits on the one load's write scoreboard.
     ldg = ks["probe_ldg"]
@@ -56,6 +57,11 @@ def main():
     names = ops(ks["probe_cp_async"])
     for want in ("LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "LDS"):
         assert want in names, (want, names)
+
+    # cp.async.wait_group 2, 1, 0 -> DEPBAR counts 2, 1, 0, in order.
+    counts = [sass_ctrl.depbar_count(d) for d in ks["probe_wait_groups"]
+              if sass_ctrl.op_name(d["op"]) == "DEPBAR"]
+    assert counts == [2, 1, 0], counts
 
     # Two batches on different scoreboards: the first wait leaves loads in flight.
     rows = sass_ctrl.flight(ks["probe_two_batches"])

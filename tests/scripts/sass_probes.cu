@@ -35,6 +35,23 @@ extern "C" __global__ void probe_cp_async(const uint4* p, float* d) {
   d[threadIdx.x] = static_cast<float>(s[255 - threadIdx.x].x);
 }
 
+// Three cp.async groups, waited down to 2, 1 and 0 outstanding (DEPBAR's count).
+extern "C" __global__ void probe_wait_groups(const uint4* p, float* d) {
+  __shared__ uint4 s[768];
+  for (int i = 0; i < 3; ++i) {
+    const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(&s[threadIdx.x + 256 * i]));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa),
+                 "l"(p + threadIdx.x + 256 * i));
+    asm volatile("cp.async.commit_group;");
+  }
+  asm volatile("cp.async.wait_group 2;");
+  d[0] = static_cast<float>(s[threadIdx.x].x);
+  asm volatile("cp.async.wait_group 1;");
+  d[1] = static_cast<float>(s[threadIdx.x + 256].x);
+  asm volatile("cp.async.wait_group 0;");
+  d[2] = static_cast<float>(s[threadIdx.x + 512].x);
+}
+
 // Two pairs of loads, the first pair used (and stored) before the second: ptxas gives the pairs
 // different scoreboards, so the first wait leaves the second pair in flight.
 __device__ __forceinline__ uint4 ldw(const uint4* p) {
