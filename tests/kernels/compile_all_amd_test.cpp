@@ -35,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/family.hpp"
+#include "kernels/floors.hpp"
 #include "tuner/gpu/clang_hip.hpp"
 #include "tuner/tune/compile_pool.hpp"
 
@@ -68,8 +69,8 @@ struct Outcome {
 nlohmann::json to_json(const Outcome& o) {
   nlohmann::json j = {{"ok", o.ok}, {"log", o.log}, {"matrix_ops", o.matrix_ops}};
   for (const auto& [k, r] : o.resources)
-    j["resources"][k] = {r.registers, r.sgprs, r.agprs, r.spill_stores, r.spill_loads,
-                         r.stack_bytes, r.shared_bytes};
+    j["resources"][k] = {r.registers,   r.sgprs,       r.agprs,       r.spill_stores,
+                         r.spill_loads, r.stack_bytes, r.shared_bytes};
   return j;
 }
 Outcome from_json(const nlohmann::json& j) {
@@ -104,7 +105,9 @@ class Cache {
   }
   void store(const std::string& key, const Outcome& o) const {
     if (!on_) return;
-    const auto tmp = dir_ / (key + ".tmp" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
+    const auto tmp =
+        dir_ /
+        (key + ".tmp" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
     std::ofstream(tmp) << to_json(o).dump();
     fs::rename(tmp, dir_ / (key + ".json"));
   }
@@ -139,6 +142,7 @@ std::vector<Job> arch_jobs(const gpu::Arch& arch, std::size_t stride) {
              compile_request(id, space[i], arch, opt)});
   }
   jobs.push_back({"reference " + arch.name, "ref_gemm_w4", "", reference_compile_request(arch)});
+  jobs.push_back({"read_floor " + arch.name, "r4_read_floor", "", floor_compile_request(arch)});
   return jobs;
 }
 
@@ -240,11 +244,19 @@ void compile_arch(const std::string& arch_name, std::size_t stride) {
   for (const auto& f : failures) ADD_FAILURE() << f;
 }
 
-TEST(CompileAllAmd, EveryValidConfigForGfx1201) { compile_arch("gfx1201", 1); }
-TEST(CompileAllAmd, EveryValidConfigForGfx1100) { compile_arch("gfx1100", 1); }
-TEST(CompileAllAmd, EveryValidConfigForGfx942) { compile_arch("gfx942", 1); }
+TEST(CompileAllAmd, EveryValidConfigForGfx1201) {
+  compile_arch("gfx1201", 1);
+}
+TEST(CompileAllAmd, EveryValidConfigForGfx1100) {
+  compile_arch("gfx1100", 1);
+}
+TEST(CompileAllAmd, EveryValidConfigForGfx942) {
+  compile_arch("gfx942", 1);
+}
 // gfx1200 is gfx1201's ISA (same WMMA, same code path): every 7th config, as sm_80 on NVIDIA.
-TEST(CompileAllAmd, SampleOfConfigsForGfx1200) { compile_arch("gfx1200", 7); }
+TEST(CompileAllAmd, SampleOfConfigsForGfx1200) {
+  compile_arch("gfx1200", 7);
+}
 
 }  // namespace
 }  // namespace r4::kernels

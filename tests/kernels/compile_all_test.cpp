@@ -1,7 +1,7 @@
 // CI without a GPU: every valid config of both GEMMs (f16 and bf16 activations for w4a16)
-// compiles with NVRTC for sm_90, a sample for sm_80, quant_act and the reference kernels too,
-// and no compile spills a register. Compiles run on all cores (std::thread); the test prints its
-// wall time. Measured 2026-11-30 on the 2-core CI-like machine: see kernels/README.md.
+// compiles with NVRTC for sm_90, a sample for sm_80, quant_act, the reference and floor kernels
+// too, and no compile spills a register. Compiles run on all cores (std::thread); the test prints
+// its wall time. Measured 2026-11-30 on the 2-core CI-like machine: see kernels/README.md.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 
 #include "kernels/family.hpp"
+#include "kernels/floors.hpp"
 
 namespace r4::kernels {
 namespace {
@@ -75,6 +76,8 @@ std::vector<Job> gemm_jobs(const gpu::Arch& arch, std::size_t stride) {
   jobs.push_back({"quant_act " + arch.name, compile_request(KernelId::quant_act, Config{}, arch)});
   jobs.push_back({"quant_act_fp8 " + arch.name, quant_act_fp8_compile_request(arch)});
   jobs.push_back({"reference " + arch.name, reference_compile_request(arch)});
+  // The floor kernels (the sweep's two, and the experiment kernels r4kern --floors times).
+  jobs.push_back({"read_floor " + arch.name, floor_compile_request(arch)});
   return jobs;
 }
 
