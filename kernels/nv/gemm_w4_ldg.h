@@ -55,8 +55,8 @@
 #error "R4_ACT_KIND (0 f16, 1 bf16, 2 int8, 3 e4m3 x int4, 4 e4m3 x mxfp4) must be defined"
 #endif
 #ifndef R4_BROKEN_SCALE
-#define R4_BROKEN_SCALE \
-  0  // TEST ONLY: 1 reads the next group's scale (a kernel the checks must catch)
+// TEST ONLY: 1 reads the next group's scale (a kernel the checks must catch)
+#define R4_BROKEN_SCALE 0
 #endif
 #ifndef R4L_WIDE
 // EXPERIMENT ONLY (r4kern --one --define R4L_WIDE=1; docs/PERF.md session 9): one register batch
@@ -146,6 +146,15 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_
 #endif
       }
   }
+}
+
+// A whole batch from block kb0 on (in the main loop: after the PDL wait).
+__device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_NPW],
+                                      const u32* const (&sp)[R4_NPW],
+                                      const char* const (&arow)[R4L_MSUB], int live, int kb0,
+                                      int kb_last, int G, int g) {
+  r4l_load_weights(b, wp, sp, kb0, kb_last, G, g);
+  r4l_load_acts(b, arow, live, kb0, kb_last);
 }
 
 // The math of one batch: blocks kb0 .. kb0 + R4_ST - 1 that are < kb_end; each group's partial
@@ -344,10 +353,7 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4L_BB) {
     r4l_compute(b0, kb0, kb_end, live, part, acc);
     const int k1 = kb0 + R4L_BB;
-    if (k1 < kb_end) {
-      r4l_load_weights(b0, wp, sp, k1, kb_last, G, g);
-      r4l_load_acts(b0, arow, live, k1, kb_last);
-    }
+    if (k1 < kb_end) r4l_load_batch(b0, wp, sp, arow, live, k1, kb_last, G, g);
   }
   (void)b1;
 #else
@@ -355,17 +361,11 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   // SASS that wait covers both batches: see the top of the file).
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += 2 * R4_ST) {
     const int k1 = kb0 + R4_ST;
-    if (k1 < kb_end) {
-      r4l_load_weights(b1, wp, sp, k1, kb_last, G, g);
-      r4l_load_acts(b1, arow, live, k1, kb_last);
-    }
+    if (k1 < kb_end) r4l_load_batch(b1, wp, sp, arow, live, k1, kb_last, G, g);
     r4l_compute(b0, kb0, kb_end, live, part, acc);
     if (k1 >= kb_end) break;
     const int k2 = k1 + R4_ST;
-    if (k2 < kb_end) {
-      r4l_load_weights(b0, wp, sp, k2, kb_last, G, g);
-      r4l_load_acts(b0, arow, live, k2, kb_last);
-    }
+    if (k2 < kb_end) r4l_load_batch(b0, wp, sp, arow, live, k2, kb_last, G, g);
     r4l_compute(b1, k1, kb_end, live, part, acc);
   }
 #endif

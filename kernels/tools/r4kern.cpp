@@ -184,6 +184,16 @@ class Driver {
   double time_floors(gpu::Module& mod, const SeedShape& sh, const std::vector<W4Weights>& fpool,
                      std::ostream& csv);
 
+  // Compiles `req`, loads it and keeps it in built_ under `key` (kernel `kname`).
+  void build_one(const std::string& key, const gpu::CompileRequest& req, const char* kname) {
+    auto r = backend_->compile(req);
+    if (!r.ok) throw gpu::Error("compile failed: " + key + "\n" + r.log);
+    Built b;
+    b.module = ctx_->load(r.binary);
+    b.kernel = &b.module->kernel(kname);
+    built_.emplace(key, std::move(b));
+  }
+
   // --one: one config, 20 launches over cold copies (a target for ncu).
   int run_one() {
     const auto colon = args_.one.find(':');
@@ -209,12 +219,9 @@ class Driver {
     auto req = compile_request(v->id, c, arch_, {v->a_bf16, false});
     for (const auto& d : args_.defines) req.defines.push_back(d);
     auto res = backend_->compile(req);
-    auto qa = backend_->compile(compile_request(KernelId::quant_act, Config{}, arch_));
-    if (!res.ok || !qa.ok) throw gpu::Error("compile failed: " + res.log + qa.log);
+    if (!res.ok) throw gpu::Error("compile failed: " + res.log);
     auto mod = ctx_->load(res.binary);
-    auto qa_mod = ctx_->load(qa.binary);
-    built_.emplace("quant_act", Built{std::move(qa_mod), nullptr, {}});
-    built_.at("quant_act").kernel = &built_.at("quant_act").module->kernel("quant_act");
+    build_one("quant_act", compile_request(KernelId::quant_act, Config{}, arch_), "quant_act");
     auto& k = mod->kernel(std::string(name(v->id)));
     auto w = make_weights(sh->n, sh->k, 7);
     const int pool = pool_size(weight_bytes(sh->n, sh->k), ctx_->info().llc_bytes);
@@ -231,12 +238,7 @@ class Driver {
     // Checked before it is timed (a --define may make a wrong kernel): poisoned output against the
     // GPU reference, the tolerance of the sweep's checks.
     {
-      auto ref_res = backend_->compile(reference_compile_request(arch_));
-      if (!ref_res.ok) throw gpu::Error("reference compile failed: " + ref_res.log);
-      Built rb;
-      rb.module = ctx_->load(ref_res.binary);
-      rb.kernel = &rb.module->kernel("ref_gemm_w4");
-      built_.emplace("reference", std::move(rb));
+      build_one("reference", reference_compile_request(arch_), "ref_gemm_w4");
       if (!result_.get()) result_ = gpu::DeviceBuffer(*ctx_, 16);
       const int vi = static_cast<int>(v - kVariants);
       const auto ref = gpu_ref(w, a, vi, s);
