@@ -67,6 +67,20 @@
 #define R4L_WIDE 0
 #endif
 #define R4L_BB (R4L_WIDE ? 2 * R4_ST : R4_ST)  // 64-K blocks per register batch
+#ifndef R4L_ASYNC
+// EXPERIMENT ONLY (r4kern --one --define R4L_ASYNC=R; docs/PERF.md session 10): 0, or the depth R
+// (> R4_ST) in 64-K blocks of a per-warp shared-memory ring that the weights and scales stream
+// through by cp.async, one group per block. cp.async groups complete in order with a counted
+// wait (LDGDEPBAR / DEPBAR in the SASS), so R - R4_ST blocks stay in flight across every wait;
+// register loads cannot do that here (one scoreboard: see the top of the file). The activations
+// stay in the register ping-pong (L1 hits after the block's first warp). Static shared memory:
+// R4_WV * R * R4_NPW * 576 B <= 48 KiB.
+#define R4L_ASYNC 0
+#endif
+#if R4L_ASYNC && (R4L_ASYNC <= R4_ST || R4L_WIDE)
+#error "R4L_ASYNC needs a ring deeper than R4_ST and no R4L_WIDE"
+#endif
+#define R4L_SLOT 576  // per tile and ring block: 512 B weights, then the group's 64 B of scales
 #ifndef R4_TEST_PDL_LATE_WAIT
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
 #endif
@@ -156,6 +170,51 @@ __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_N
   r4l_load_weights(b, wp, sp, kb0, kb_last, G, g);
   r4l_load_acts(b, arow, live, kb0, kb_last);
 }
+
+#if R4L_ASYNC
+// 16-byte cp.async of a weight chunk (L2 evict-first when R4_NT, as the loads above).
+__device__ inline void r4l_cp_weight16(r4_saddr dst, const u32x4* src) {
+  if (R4_NT)
+    asm volatile("{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n "
+                 "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, pol;\n}\n" ::"r"(dst),
+                 "l"(src)
+                 : "memory");
+  else
+    r4_cp_async16(dst, src);
+}
+
+// Block kb's weights and scales of the warp's tiles into ring slot `slot` (R4_NPW x R4L_SLOT
+// bytes), as one cp.async group. Lane l copies its own 16 weight bytes (it reads them back
+// itself) and lanes 0..3 the group's 64 scale bytes (MXFP4: lanes 0..1, the block's 32).
+__device__ inline void r4l_issue_ring(r4_saddr slot, const u32x4* const (&wp)[R4_NPW],
+                                      const u32* const (&sp)[R4_NPW], int kb, int G, int lane) {
+  const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p) {
+    r4l_cp_weight16(slot + p * R4L_SLOT + lane * 16, wp[p] + (i64)kb * 32);
+#if R4_ACT_KIND == 4
+    if (lane < 2)
+      r4_cp_async16(slot + p * R4L_SLOT + 512 + lane * 16,
+                    sp[p] + (R4_BROKEN_SCALE ? 2 * grp : kb) * 8 + lane * 4);
+#else
+    if (lane < 4) r4_cp_async16(slot + p * R4L_SLOT + 512 + lane * 16, sp[p] + grp * 16 + lane * 4);
+#endif
+  }
+  r4_cp_async_commit();
+}
+
+// Batch u's weights and scales from ring slot `slot` into the registers r4l_compute reads.
+__device__ inline void r4l_read_ring(R4LBatch& b, int u, r4_saddr slot, int lane, int g) {
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p) {
+    b.w[u][p] = r4_lds16(slot + p * R4L_SLOT + lane * 16);
+    b.s[u][p][0] = r4_lds32(slot + p * R4L_SLOT + 512 + 4 * g);
+#if R4_ACT_KIND != 4
+    b.s[u][p][1] = r4_lds32(slot + p * R4L_SLOT + 512 + 4 * (g + 8));
+#endif
+  }
+}
+#endif
 
 // The math of one batch: blocks kb0 .. kb0 + R4_ST - 1 that are < kb_end; each group's partial
 // is promoted at its last block in this split.
@@ -343,12 +402,53 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   // for the previous kernel (it may still be writing the activations), then its activations.
   const int kb_last = kb_end - 1;
   R4LBatch b0, b1;
+#if R4L_ASYNC
+  __shared__ __align__(16) char r4l_ring_bytes[R4_WV * R4L_ASYNC * R4_NPW * R4L_SLOT];
+  const r4_saddr ring = r4_saddr_of(r4l_ring_bytes) + warp * (R4L_ASYNC * R4_NPW * R4L_SLOT);
+  int slot_issue = 0;  // the ring slot of the next block issued
+#pragma unroll
+  for (int d = 0; d < R4L_ASYNC - R4_ST; ++d) {
+    r4l_issue_ring(ring + slot_issue * (R4_NPW * R4L_SLOT), wp, sp, min(kb_begin + d, kb_last), G,
+                   lane);
+    slot_issue = slot_issue + 1 == R4L_ASYNC ? 0 : slot_issue + 1;
+  }
+#else
   r4l_load_weights(b0, wp, sp, kb_begin, kb_last, G, g);
+#endif
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
   r4l_load_acts(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 
-#if R4L_WIDE
+#if R4L_ASYNC
+  // EXPERIMENT: the weights through the per-warp cp.async ring (R4L_ASYNC above). Block kb lives
+  // in slot (kb - kb_begin) % R. Each batch issues the R4_ST blocks R - R4_ST ahead, waits for all
+  // but the newest R - R4_ST groups (so its own blocks have landed), reads them into registers,
+  // does the math, then issues the next batch's activations. The ring's first R - R4_ST blocks
+  // went out with the prologue, before the PDL wait (weights: no kernel writes them).
+  (void)b1;
+  int slot_read = 0;
+  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_ST) {
+    __syncwarp();  // every lane's reads of the slots about to be refilled are done
+#pragma unroll
+    for (int u = 0; u < R4_ST; ++u) {
+      r4l_issue_ring(ring + slot_issue * (R4_NPW * R4L_SLOT), wp, sp,
+                     min(kb0 + R4L_ASYNC - R4_ST + u, kb_last), G, lane);
+      slot_issue = slot_issue + 1 == R4L_ASYNC ? 0 : slot_issue + 1;
+    }
+    r4_cp_async_wait<R4L_ASYNC - R4_ST>();
+    __syncwarp();  // the other lanes' copies (the scales) are visible
+#pragma unroll
+    for (int u = 0; u < R4_ST; ++u) {
+      r4l_read_ring(b0, u, ring + slot_read * (R4_NPW * R4L_SLOT), lane, g);
+      slot_read = slot_read + 1 == R4L_ASYNC ? 0 : slot_read + 1;
+    }
+    r4l_compute(b0, kb0, kb_end, live, part, acc);
+    // The next batch's activations (L1 / L2 hits) are in flight across the ring wait above.
+    const int k1 = kb0 + R4_ST;
+    if (k1 < kb_end) r4l_load_acts(b0, arow, live, k1, kb_last);
+  }
+  r4_cp_async_wait<0>();  // no copy outlives the block (the clamped tail blocks)
+#elif R4L_WIDE
   // EXPERIMENT: one batch of 2 R4_ST blocks, waited on as a whole, refilled after its math.
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4L_BB) {
     r4l_compute(b0, kb0, kb_end, live, part, acc);
