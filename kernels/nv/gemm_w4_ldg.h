@@ -80,6 +80,11 @@
 #if R4L_ASYNC && (R4L_ASYNC <= R4_ST || R4L_WIDE)
 #error "R4L_ASYNC needs a ring deeper than R4_ST and no R4L_WIDE"
 #endif
+#ifndef R4L_FULL
+// 1: the main loop's unchecked iterations (r4l_gemm); 0: every iteration checked, as before
+// session 10 (for A/B runs: r4kern --one --define R4L_FULL=0).
+#define R4L_FULL 1
+#endif
 #define R4L_SLOT 576  // per tile and ring block: 512 B weights, then the group's 64 B of scales
 #ifndef R4_TEST_PDL_LATE_WAIT
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
@@ -118,12 +123,13 @@ struct R4LBatch {
 
 // The weight part of a batch (no kernel writes weights: it may be issued before the PDL wait).
 // Blocks past the split's end are clamped to its last block (their math is skipped).
+template <bool kFull>
 __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4_NPW],
                                         const u32* const (&sp)[R4_NPW], int kb0, int kb_last, int G,
                                         int g) {
 #pragma unroll
   for (int u = 0; u < R4L_BB; ++u) {
-    const int kb = min(kb0 + u, kb_last);
+    const int kb = kFull ? kb0 + u : min(kb0 + u, kb_last);
     const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
 #pragma unroll
     for (int p = 0; p < R4_NPW; ++p) {
@@ -143,11 +149,12 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
 // The activation part: `arow[j]` is the lane's row of sub-tile j (clamped to the last live row:
 // a row past M only feeds output columns that are never stored), already offset by its 16 * t
 // (int8) or 32 * t (16-bit) bytes. Sub-tiles with no live row are not loaded (`live`).
+template <bool kFull>
 __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_MSUB], int live,
                                      int kb0, int kb_last) {
 #pragma unroll
   for (int u = 0; u < R4L_BB; ++u) {
-    const int kb = min(kb0 + u, kb_last);
+    const int kb = kFull ? kb0 + u : min(kb0 + u, kb_last);
 #pragma unroll
     for (int j = 0; j < R4L_MSUB; ++j)
       if (j < live) {
@@ -163,12 +170,13 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_
 }
 
 // A whole batch from block kb0 on (in the main loop: after the PDL wait).
+template <bool kFull>
 __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_NPW],
                                       const u32* const (&sp)[R4_NPW],
                                       const char* const (&arow)[R4L_MSUB], int live, int kb0,
                                       int kb_last, int G, int g) {
-  r4l_load_weights(b, wp, sp, kb0, kb_last, G, g);
-  r4l_load_acts(b, arow, live, kb0, kb_last);
+  r4l_load_weights<kFull>(b, wp, sp, kb0, kb_last, G, g);
+  r4l_load_acts<kFull>(b, arow, live, kb0, kb_last);
 }
 
 #if R4L_ASYNC
@@ -217,14 +225,16 @@ __device__ inline void r4l_read_ring(R4LBatch& b, int u, r4_saddr slot, int lane
 #endif
 
 // The math of one batch: blocks kb0 .. kb0 + R4_ST - 1 that are < kb_end; each group's partial
-// is promoted at its last block in this split.
+// is promoted at its last block in this split. kFull: the caller knows that the whole batch is
+// before the split's last block (no bound checks; the group ends at odd blocks).
+template <bool kFull>
 __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int live,
                                    r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
                                    float (&acc)[R4_NPW][R4L_MSUB][4]) {
 #pragma unroll
   for (int u = 0; u < R4L_BB; ++u) {
     const int kb = kb0 + u;
-    if (kb < kb_end) {  // uniform
+    if (kFull || kb < kb_end) {  // uniform
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p) {
 #if R4_ACT_KIND == 2 || R4_ACT_KIND == 3
@@ -328,7 +338,7 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
         }
 #endif
       }
-      if (R4_ACT_KIND != 4 && ((kb & 1) || kb + 1 == kb_end)) {  // end of a group or the split
+      if (R4_ACT_KIND != 4 && ((kb & 1) || (!kFull && kb + 1 == kb_end))) {  // group / split end
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p) {
           const float w0 = r4_f16_to_f32(b.s[u][p][0]) * R4L_CODE_SCALE;
@@ -413,10 +423,10 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
     slot_issue = slot_issue + 1 == R4L_ASYNC ? 0 : slot_issue + 1;
   }
 #else
-  r4l_load_weights(b0, wp, sp, kb_begin, kb_last, G, g);
+  r4l_load_weights<false>(b0, wp, sp, kb_begin, kb_last, G, g);
 #endif
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
-  r4l_load_acts(b0, arow, live, kb_begin, kb_last);
+  r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 
 #if R4L_ASYNC
@@ -442,31 +452,43 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
       r4l_read_ring(b0, u, ring + slot_read * (R4_NPW * R4L_SLOT), lane, g);
       slot_read = slot_read + 1 == R4L_ASYNC ? 0 : slot_read + 1;
     }
-    r4l_compute(b0, kb0, kb_end, live, part, acc);
+    r4l_compute<false>(b0, kb0, kb_end, live, part, acc);
     // The next batch's activations (L1 / L2 hits) are in flight across the ring wait above.
     const int k1 = kb0 + R4_ST;
-    if (k1 < kb_end) r4l_load_acts(b0, arow, live, k1, kb_last);
+    if (k1 < kb_end) r4l_load_acts<false>(b0, arow, live, k1, kb_last);
   }
   r4_cp_async_wait<0>();  // no copy outlives the block (the clamped tail blocks)
 #elif R4L_WIDE
   // EXPERIMENT: one batch of 2 R4_ST blocks, waited on as a whole, refilled after its math.
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4L_BB) {
-    r4l_compute(b0, kb0, kb_end, live, part, acc);
+    r4l_compute<false>(b0, kb0, kb_end, live, part, acc);
     const int k1 = kb0 + R4L_BB;
-    if (k1 < kb_end) r4l_load_batch(b0, wp, sp, arow, live, k1, kb_last, G, g);
+    if (k1 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k1, kb_last, G, g);
   }
   (void)b1;
 #else
   // Ping-pong: the next batch's loads go out before this batch's math waits on its own (in the
-  // SASS that wait covers both batches: see the top of the file).
-  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += 2 * R4_ST) {
+  // SASS that wait covers both batches: see the top of the file). While both batches of an
+  // iteration and the batch it loads for the next one lie wholly inside the split, the loads and
+  // the math need no clamps or bound checks (R4L_FULL: every address is the batch's base plus an
+  // immediate, and each block's math runs unconditionally); the last iterations run checked.
+  int kb0 = kb_begin;
+#if R4L_FULL
+  for (; kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
+    r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g);
+    r4l_compute<true>(b0, kb0, kb_end, live, part, acc);
+    r4l_load_batch<true>(b0, wp, sp, arow, live, kb0 + 2 * R4_ST, kb_last, G, g);
+    r4l_compute<true>(b1, kb0 + R4_ST, kb_end, live, part, acc);
+  }
+#endif
+  for (; kb0 < kb_end; kb0 += 2 * R4_ST) {
     const int k1 = kb0 + R4_ST;
-    if (k1 < kb_end) r4l_load_batch(b1, wp, sp, arow, live, k1, kb_last, G, g);
-    r4l_compute(b0, kb0, kb_end, live, part, acc);
+    if (k1 < kb_end) r4l_load_batch<false>(b1, wp, sp, arow, live, k1, kb_last, G, g);
+    r4l_compute<false>(b0, kb0, kb_end, live, part, acc);
     if (k1 >= kb_end) break;
     const int k2 = k1 + R4_ST;
-    if (k2 < kb_end) r4l_load_batch(b0, wp, sp, arow, live, k2, kb_last, G, g);
-    r4l_compute(b1, k1, kb_end, live, part, acc);
+    if (k2 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k2, kb_last, G, g);
+    r4l_compute<false>(b1, k1, kb_end, live, part, acc);
   }
 #endif
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
