@@ -58,34 +58,19 @@
 // TEST ONLY: 1 reads the next group's scale (a kernel the checks must catch)
 #define R4_BROKEN_SCALE 0
 #endif
-#ifndef R4L_WIDE
-// EXPERIMENT ONLY (r4kern --one --define R4L_WIDE=1; docs/PERF.md session 9): one register batch
-// of 2 R4_ST blocks, waited on as a whole, refilled after its math, in place of two ping-pong
-// batches of R4_ST. Same registers. ptxas puts every weight load of these kernels on one
-// scoreboard (scripts/sass_ctrl.py), so each wait of the ping-pong drains both batches and a warp
-// has one batch of R4_ST blocks in flight per wait; one batch of 2 R4_ST doubles that.
-#define R4L_WIDE 0
-#endif
-#define R4L_BB (R4L_WIDE ? 2 * R4_ST : R4_ST)  // 64-K blocks per register batch
-#ifndef R4L_ASYNC
-// EXPERIMENT ONLY (r4kern --one --define R4L_ASYNC=R; docs/PERF.md session 10): 0, or the depth R
-// (> R4_ST) in 64-K blocks of a per-warp shared-memory ring that the weights and scales stream
-// through by cp.async, one group per block. cp.async groups complete in order with a counted
-// wait (LDGDEPBAR / DEPBAR in the SASS), so R - R4_ST blocks stay in flight across every wait;
-// register loads cannot do that here (one scoreboard: see the top of the file). The activations
-// stay in the register ping-pong (L1 hits after the block's first warp). Static shared memory:
-// R4_WV * R * R4_NPW * 576 B <= 48 KiB.
-#define R4L_ASYNC 0
-#endif
-#if R4L_ASYNC && (R4L_ASYNC <= R4_ST || R4L_WIDE)
-#error "R4L_ASYNC needs a ring deeper than R4_ST and no R4L_WIDE"
-#endif
+#define R4L_BB R4_ST  // 64-K blocks per register batch
 #ifndef R4L_FULL
 // 1: the main loop's unchecked iterations (r4l_gemm); 0: every iteration checked, as before
-// session 10 (for A/B runs: r4kern --one --define R4L_FULL=0).
-#define R4L_FULL 1
+// session 10 (A/B runs: r4kern --one --define R4L_FULL=0). They cost registers (NVRTC 13.0,
+// sm_90a, WV 4, SK 2: w4a16 (MB, NPW, ST) = (1, 1, 2) 185 against ~150 checked), and at the
+// largest tuples that is a spill (w4a8 (2, 1, 4): 88 B; w4a8fp8 (1, 2, 4) and (1, 4, 2): 64 and
+// 68 B; session 10, scripts/ldg_registers.sh). So they are on where is_valid_ldg's register
+// estimate (kernels/config.hpp, the same formula) is at most 176; no tuple at or under 176
+// spilled.
+#define R4L_REG_ESTIMATE \
+  (2 * R4_ST * (R4_NPW * 6 + 2 * R4_MB * (R4L_A8 ? 4 : 8)) + R4_NPW * R4_MB * 16)
+#define R4L_FULL (R4L_REG_ESTIMATE <= 176)
 #endif
-#define R4L_SLOT 576  // per tile and ring block: 512 B weights, then the group's 64 B of scales
 #ifndef R4_TEST_PDL_LATE_WAIT
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
 #endif
@@ -121,6 +106,16 @@ struct R4LBatch {
   u32x4 a[R4L_BB][R4L_MSUB][R4L_AV];
 };
 
+// Block u's scale dwords of rows g and g+8 of each tile, from group grp (not MXFP4).
+__device__ inline void r4l_load_scales(R4LBatch& b, int u, const u32* const (&sp)[R4_NPW], int grp,
+                                       int g) {
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p) {
+    b.s[u][p][0] = r4_ld_u32(sp[p] + grp * 16 + g);
+    b.s[u][p][1] = r4_ld_u32(sp[p] + grp * 16 + g + 8);
+  }
+}
+
 // The weight part of a batch (no kernel writes weights: it may be issued before the PDL wait).
 // Blocks past the split's end are clamped to its last block (their math is skipped).
 template <bool kFull>
@@ -130,7 +125,10 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
 #pragma unroll
   for (int u = 0; u < R4L_BB; ++u) {
     const int kb = kFull ? kb0 + u : min(kb0 + u, kb_last);
-    const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
+    // kFull: kb0 is even, so block u's group is kb0 / 2 + u / 2, and its scales are read only at
+    // odd u (the group's last block, where r4l_compute<true> promotes).
+    const int grp0 = kFull ? (kb0 >> 1) + (u >> 1) : (kb >> 1);
+    const int grp = R4_BROKEN_SCALE ? (grp0 + 1) % G : grp0;
 #pragma unroll
     for (int p = 0; p < R4_NPW; ++p) {
       b.w[u][p] = r4_ld_weight<R4_NT>(wp[p] + (i64)kb * 32);
@@ -138,11 +136,11 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
       // mx_sm89: 8 exponent dwords per (tile, block), dword g for rows g and g+8 (the broken
       // kernel reads the next group's first block's, wrapping).
       b.s[u][p][0] = r4_ld_u32(sp[p] + (R4_BROKEN_SCALE ? 2 * grp : kb) * 8 + g);
-#else
-      b.s[u][p][0] = r4_ld_u32(sp[p] + grp * 16 + g);
-      b.s[u][p][1] = r4_ld_u32(sp[p] + grp * 16 + g + 8);
 #endif
     }
+#if R4_ACT_KIND != 4
+    if (!kFull || (u & 1)) r4l_load_scales(b, u, sp, grp, g);
+#endif
   }
 }
 
@@ -179,54 +177,9 @@ __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_N
   r4l_load_acts<kFull>(b, arow, live, kb0, kb_last);
 }
 
-#if R4L_ASYNC
-// 16-byte cp.async of a weight chunk (L2 evict-first when R4_NT, as the loads above).
-__device__ inline void r4l_cp_weight16(r4_saddr dst, const u32x4* src) {
-  if (R4_NT)
-    asm volatile("{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n "
-                 "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, pol;\n}\n" ::"r"(dst),
-                 "l"(src)
-                 : "memory");
-  else
-    r4_cp_async16(dst, src);
-}
-
-// Block kb's weights and scales of the warp's tiles into ring slot `slot` (R4_NPW x R4L_SLOT
-// bytes), as one cp.async group. Lane l copies its own 16 weight bytes (it reads them back
-// itself) and lanes 0..3 the group's 64 scale bytes (MXFP4: lanes 0..1, the block's 32).
-__device__ inline void r4l_issue_ring(r4_saddr slot, const u32x4* const (&wp)[R4_NPW],
-                                      const u32* const (&sp)[R4_NPW], int kb, int G, int lane) {
-  const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
-#pragma unroll
-  for (int p = 0; p < R4_NPW; ++p) {
-    r4l_cp_weight16(slot + p * R4L_SLOT + lane * 16, wp[p] + (i64)kb * 32);
-#if R4_ACT_KIND == 4
-    if (lane < 2)
-      r4_cp_async16(slot + p * R4L_SLOT + 512 + lane * 16,
-                    sp[p] + (R4_BROKEN_SCALE ? 2 * grp : kb) * 8 + lane * 4);
-#else
-    if (lane < 4) r4_cp_async16(slot + p * R4L_SLOT + 512 + lane * 16, sp[p] + grp * 16 + lane * 4);
-#endif
-  }
-  r4_cp_async_commit();
-}
-
-// Batch u's weights and scales from ring slot `slot` into the registers r4l_compute reads.
-__device__ inline void r4l_read_ring(R4LBatch& b, int u, r4_saddr slot, int lane, int g) {
-#pragma unroll
-  for (int p = 0; p < R4_NPW; ++p) {
-    b.w[u][p] = r4_lds16(slot + p * R4L_SLOT + lane * 16);
-    b.s[u][p][0] = r4_lds32(slot + p * R4L_SLOT + 512 + 4 * g);
-#if R4_ACT_KIND != 4
-    b.s[u][p][1] = r4_lds32(slot + p * R4L_SLOT + 512 + 4 * (g + 8));
-#endif
-  }
-}
-#endif
-
 // The math of one batch: blocks kb0 .. kb0 + R4_ST - 1 that are < kb_end; each group's partial
-// is promoted at its last block in this split. kFull: the caller knows that the whole batch is
-// before the split's last block (no bound checks; the group ends at odd blocks).
+// is promoted at its last block in this split. kFull: the caller knows that kb0 is even and that
+// the whole batch lies before the split's last block (no bound checks; groups end at odd u).
 template <bool kFull>
 __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int live,
                                    r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
@@ -338,7 +291,8 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
         }
 #endif
       }
-      if (R4_ACT_KIND != 4 && ((kb & 1) || (!kFull && kb + 1 == kb_end))) {  // group / split end
+      // The end of a group (kFull: kb0 is even, so odd u) or of the split.
+      if (R4_ACT_KIND != 4 && (kFull ? (u & 1) : ((kb & 1) || kb + 1 == kb_end))) {
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p) {
           const float w0 = r4_f16_to_f32(b.s[u][p][0]) * R4L_CODE_SCALE;
@@ -412,74 +366,30 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   // for the previous kernel (it may still be writing the activations), then its activations.
   const int kb_last = kb_end - 1;
   R4LBatch b0, b1;
-#if R4L_ASYNC
-  __shared__ __align__(16) char r4l_ring_bytes[R4_WV * R4L_ASYNC * R4_NPW * R4L_SLOT];
-  const r4_saddr ring = r4_saddr_of(r4l_ring_bytes) + warp * (R4L_ASYNC * R4_NPW * R4L_SLOT);
-  int slot_issue = 0;  // the ring slot of the next block issued
-#pragma unroll
-  for (int d = 0; d < R4L_ASYNC - R4_ST; ++d) {
-    r4l_issue_ring(ring + slot_issue * (R4_NPW * R4L_SLOT), wp, sp, min(kb_begin + d, kb_last), G,
-                   lane);
-    slot_issue = slot_issue + 1 == R4L_ASYNC ? 0 : slot_issue + 1;
-  }
-#else
   r4l_load_weights<false>(b0, wp, sp, kb_begin, kb_last, G, g);
-#endif
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 
-#if R4L_ASYNC
-  // EXPERIMENT: the weights through the per-warp cp.async ring (R4L_ASYNC above). Block kb lives
-  // in slot (kb - kb_begin) % R. Each batch issues the R4_ST blocks R - R4_ST ahead, waits for all
-  // but the newest R - R4_ST groups (so its own blocks have landed), reads them into registers,
-  // does the math, then issues the next batch's activations. The ring's first R - R4_ST blocks
-  // went out with the prologue, before the PDL wait (weights: no kernel writes them).
-  (void)b1;
-  int slot_read = 0;
-  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_ST) {
-    __syncwarp();  // every lane's reads of the slots about to be refilled are done
-#pragma unroll
-    for (int u = 0; u < R4_ST; ++u) {
-      r4l_issue_ring(ring + slot_issue * (R4_NPW * R4L_SLOT), wp, sp,
-                     min(kb0 + R4L_ASYNC - R4_ST + u, kb_last), G, lane);
-      slot_issue = slot_issue + 1 == R4L_ASYNC ? 0 : slot_issue + 1;
-    }
-    r4_cp_async_wait<R4L_ASYNC - R4_ST>();
-    __syncwarp();  // the other lanes' copies (the scales) are visible
-#pragma unroll
-    for (int u = 0; u < R4_ST; ++u) {
-      r4l_read_ring(b0, u, ring + slot_read * (R4_NPW * R4L_SLOT), lane, g);
-      slot_read = slot_read + 1 == R4L_ASYNC ? 0 : slot_read + 1;
-    }
-    r4l_compute<false>(b0, kb0, kb_end, live, part, acc);
-    // The next batch's activations (L1 / L2 hits) are in flight across the ring wait above.
-    const int k1 = kb0 + R4_ST;
-    if (k1 < kb_end) r4l_load_acts<false>(b0, arow, live, k1, kb_last);
-  }
-  r4_cp_async_wait<0>();  // no copy outlives the block (the clamped tail blocks)
-#elif R4L_WIDE
-  // EXPERIMENT: one batch of 2 R4_ST blocks, waited on as a whole, refilled after its math.
-  for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4L_BB) {
-    r4l_compute<false>(b0, kb0, kb_end, live, part, acc);
-    const int k1 = kb0 + R4L_BB;
-    if (k1 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k1, kb_last, G, g);
-  }
-  (void)b1;
-#else
   // Ping-pong: the next batch's loads go out before this batch's math waits on its own (in the
   // SASS that wait covers both batches: see the top of the file). While both batches of an
   // iteration and the batch it loads for the next one lie wholly inside the split, the loads and
   // the math need no clamps or bound checks (R4L_FULL: every address is the batch's base plus an
-  // immediate, and each block's math runs unconditionally); the last iterations run checked.
+  // immediate, each block's math runs unconditionally, and scales are read once per group); the
+  // last iterations run checked.
   int kb0 = kb_begin;
 #if R4L_FULL
-  for (; kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
+  // Splits that start at an odd block (K / 64 / SK odd) run checked throughout.
+  for (; !(kb_begin & 1) && kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
     r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g);
     r4l_compute<true>(b0, kb0, kb_end, live, part, acc);
     r4l_load_batch<true>(b0, wp, sp, arow, live, kb0 + 2 * R4_ST, kb_last, G, g);
     r4l_compute<true>(b1, kb0 + R4_ST, kb_end, live, part, acc);
   }
+  // The batch left in b0 lacks its even blocks' scales. The checked loop reads them only at the
+  // split's end, which is not in that batch: the last unchecked iteration ran only if the batch,
+  // [kb0, kb0 + ST), lies inside the split, so the split ends at its last block (odd: kb0 and ST
+  // are even) or later.
 #endif
   for (; kb0 < kb_end; kb0 += 2 * R4_ST) {
     const int k1 = kb0 + R4_ST;
@@ -490,7 +400,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
     if (k2 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k2, kb_last, G, g);
     r4l_compute<false>(b1, k1, kb_end, live, part, acc);
   }
-#endif
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M,

@@ -21,7 +21,10 @@ TEST(GpuCheck, SmallShapeMatchesCpuReference) {
   auto ctx = be->open(0);
   auto stream = ctx->create_stream();
   const auto arch = ctx->info().arch;
-  const Shape s{64, 256, 33};
+  // K = 1152 is 18 blocks of 64: the ldg generation's unchecked main loop runs, then its checked
+  // tail (kernels/nv/gemm_w4_ldg.h), whole (SK 1), on a 9-block split and on one that starts at
+  // an odd block (SK 2), and not at all on 4- and 5-block splits (SK 4).
+  const Shape s{64, 1152, 33};
   std::mt19937 rng(3);
   std::vector<std::int8_t> q(static_cast<std::size_t>(s.n * s.k));
   for (auto& x : q) x = static_cast<std::int8_t>(static_cast<int>(rng() % 16) - 8);
@@ -68,10 +71,14 @@ TEST(GpuCheck, SmallShapeMatchesCpuReference) {
       else
         ref_gemm_w4a8(haq, hsa, q, sc, s, {ref, nrm});
       const auto tol = tolerance(id, bf, s.k);
-      // The first generation, and the sm90a one where the device has it (is_valid filters).
-      for (const Config c : {Config{1, 1, 1, 1, 0}, Config{2, 2, 2, 2, 1}, Config{4, 4, 1, 1, 0},
-                             Config{4, 1, 1, 1, 0, kGenSm90a, 4}, Config{4, 2, 2, 1, 1, kGenSm90a, 6},
-                             Config{4, 1, 2, 1, 0, kGenSm90a, 8}}) {
+      // The first generation, and the sm90a and ldg ones where the device has them (is_valid
+      // filters).
+      for (const Config c :
+           {Config{1, 1, 1, 1, 0}, Config{2, 2, 2, 2, 1}, Config{4, 4, 1, 1, 0},
+            Config{4, 1, 1, 1, 0, kGenSm90a, 4}, Config{4, 2, 2, 1, 1, kGenSm90a, 6},
+            Config{4, 1, 2, 1, 0, kGenSm90a, 8}, Config{2, 1, 1, 1, 0, kGenLdg, 2},
+            Config{2, 2, 1, 2, 0, kGenLdg, 2}, Config{4, 2, 2, 1, 1, kGenLdg, 4},
+            Config{2, 4, 1, 1, 0, kGenLdg, 2}}) {
         if (!is_valid(id, c, arch, s)) continue;
         auto bin = be->compile(compile_request(id, c, arch, {bf, false}));
         ASSERT_TRUE(bin.ok) << bin.log;
