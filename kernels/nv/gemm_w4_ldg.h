@@ -61,15 +61,12 @@
 #define R4L_BB R4_ST  // 64-K blocks per register batch
 #ifndef R4L_FULL
 // 1: the main loop's unchecked iterations (r4l_gemm); 0: every iteration checked, as before
-// session 10 (A/B runs: r4kern --one --define R4L_FULL=0). They cost registers (NVRTC 13.0,
-// sm_90a, WV 4, SK 2: w4a16 (MB, NPW, ST) = (1, 1, 2) 185 against ~150 checked), and at the
-// largest tuples that is a spill (w4a8 (2, 1, 4): 88 B; w4a8fp8 (1, 2, 4) and (1, 4, 2): 64 and
-// 68 B; session 10, scripts/ldg_registers.sh). So they are on where is_valid_ldg's register
-// estimate (kernels/config.hpp, the same formula) is at most 176; no tuple at or under 176
-// spilled.
-#define R4L_REG_ESTIMATE \
-  (2 * R4_ST * (R4_NPW * 6 + 2 * R4_MB * (R4L_A8 ? 4 : 8)) + R4_NPW * R4_MB * 16)
-#define R4L_FULL (R4L_REG_ESTIMATE <= 176)
+// session 10 (A/B runs: r4kern --one --define R4L_FULL=0). On for the int4 kinds (w4a16, w4a8),
+// off for the fp8-activation kinds, which ran slower with them (H200 sweeps, docs/PERF.md
+// session 10: MXFP4 5-20%, GPTQ-fp8 about 1%). They cost registers (NVRTC 13.0, sm_90a, WV 4,
+// SK 2: w4a16 (MB, NPW, ST) = (1, 1, 2) 160 against ~146), with no spill in the sweep's 2,488
+// sm_90a compiles.
+#define R4L_FULL (R4_ACT_KIND <= 2)
 #endif
 #ifndef R4_TEST_PDL_LATE_WAIT
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
@@ -106,16 +103,6 @@ struct R4LBatch {
   u32x4 a[R4L_BB][R4L_MSUB][R4L_AV];
 };
 
-// Block u's scale dwords of rows g and g+8 of each tile, from group grp (not MXFP4).
-__device__ inline void r4l_load_scales(R4LBatch& b, int u, const u32* const (&sp)[R4_NPW], int grp,
-                                       int g) {
-#pragma unroll
-  for (int p = 0; p < R4_NPW; ++p) {
-    b.s[u][p][0] = r4_ld_u32(sp[p] + grp * 16 + g);
-    b.s[u][p][1] = r4_ld_u32(sp[p] + grp * 16 + g + 8);
-  }
-}
-
 // The weight part of a batch (no kernel writes weights: it may be issued before the PDL wait).
 // Blocks past the split's end are clamped to its last block (their math is skipped).
 template <bool kFull>
@@ -125,10 +112,7 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
 #pragma unroll
   for (int u = 0; u < R4L_BB; ++u) {
     const int kb = kFull ? kb0 + u : min(kb0 + u, kb_last);
-    // kFull: kb0 is even, so block u's group is kb0 / 2 + u / 2, and its scales are read only at
-    // odd u (the group's last block, where r4l_compute<true> promotes).
-    const int grp0 = kFull ? (kb0 >> 1) + (u >> 1) : (kb >> 1);
-    const int grp = R4_BROKEN_SCALE ? (grp0 + 1) % G : grp0;
+    const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
 #pragma unroll
     for (int p = 0; p < R4_NPW; ++p) {
       b.w[u][p] = r4_ld_weight<R4_NT>(wp[p] + (i64)kb * 32);
@@ -136,11 +120,11 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
       // mx_sm89: 8 exponent dwords per (tile, block), dword g for rows g and g+8 (the broken
       // kernel reads the next group's first block's, wrapping).
       b.s[u][p][0] = r4_ld_u32(sp[p] + (R4_BROKEN_SCALE ? 2 * grp : kb) * 8 + g);
+#else
+      b.s[u][p][0] = r4_ld_u32(sp[p] + grp * 16 + g);
+      b.s[u][p][1] = r4_ld_u32(sp[p] + grp * 16 + g + 8);
 #endif
     }
-#if R4_ACT_KIND != 4
-    if (!kFull || (u & 1)) r4l_load_scales(b, u, sp, grp, g);
-#endif
   }
 }
 
@@ -178,8 +162,8 @@ __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_N
 }
 
 // The math of one batch: blocks kb0 .. kb0 + R4_ST - 1 that are < kb_end; each group's partial
-// is promoted at its last block in this split. kFull: the caller knows that kb0 is even and that
-// the whole batch lies before the split's last block (no bound checks; groups end at odd u).
+// is promoted at its last block in this split. kFull: the caller knows that the whole batch lies
+// before the split's last block (no bound checks).
 template <bool kFull>
 __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int live,
                                    r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
@@ -291,8 +275,8 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
         }
 #endif
       }
-      // The end of a group (kFull: kb0 is even, so odd u) or of the split.
-      if (R4_ACT_KIND != 4 && (kFull ? (u & 1) : ((kb & 1) || kb + 1 == kb_end))) {
+      // The end of a group, or of the split (never inside a kFull batch).
+      if (R4_ACT_KIND != 4 && ((kb & 1) || (!kFull && kb + 1 == kb_end))) {
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p) {
           const float w0 = r4_f16_to_f32(b.s[u][p][0]) * R4L_CODE_SCALE;
@@ -375,21 +359,15 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   // SASS that wait covers both batches: see the top of the file). While both batches of an
   // iteration and the batch it loads for the next one lie wholly inside the split, the loads and
   // the math need no clamps or bound checks (R4L_FULL: every address is the batch's base plus an
-  // immediate, each block's math runs unconditionally, and scales are read once per group); the
-  // last iterations run checked.
+  // immediate, and each block's math runs unconditionally); the last iterations run checked.
   int kb0 = kb_begin;
 #if R4L_FULL
-  // Splits that start at an odd block (K / 64 / SK odd) run checked throughout.
-  for (; !(kb_begin & 1) && kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
+  for (; kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
     r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g);
     r4l_compute<true>(b0, kb0, kb_end, live, part, acc);
     r4l_load_batch<true>(b0, wp, sp, arow, live, kb0 + 2 * R4_ST, kb_last, G, g);
     r4l_compute<true>(b1, kb0 + R4_ST, kb_end, live, part, acc);
   }
-  // The batch left in b0 lacks its even blocks' scales. The checked loop reads them only at the
-  // split's end, which is not in that batch: the last unchecked iteration ran only if the batch,
-  // [kb0, kb0 + ST), lies inside the split, so the split ends at its last block (odd: kb0 and ST
-  // are even) or later.
 #endif
   for (; kb0 < kb_end; kb0 += 2 * R4_ST) {
     const int k1 = kb0 + R4_ST;
