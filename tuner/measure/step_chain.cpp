@@ -10,8 +10,8 @@
 
 #include "kernels/host_half.hpp"
 #include "kernels/random_weights.hpp"
-#include "kernels/weight_layout.hpp"
 #include "kernels/tolerance.hpp"
+#include "kernels/weight_layout.hpp"
 #include "tuner/measure/graph_timer.hpp"
 #include "tuner/measure/pool.hpp"
 
@@ -22,8 +22,8 @@ namespace {
 constexpr std::int64_t kRowsAlloc = 64;  // buffers hold the largest M (and fp8's M padded to 16)
 constexpr unsigned kFloorWords = 8192;   // >= any read-floor grid's blocks (8 per SM)
 
-const char* const kPathNames[] = {"w4", "w4_pdl", "bf16", "fp8_block", "read_floor",
-                                  "read_floor_pdl"};
+const char* const kPathNames[] = {"w4",        "w4_pdl",     "bf16",
+                                  "fp8_block", "read_floor", "read_floor_pdl"};
 
 bool is_pdl(ChainPath p) {
   return p == ChainPath::w4_pdl || p == ChainPath::read_floor_pdl;
@@ -82,6 +82,10 @@ struct StepChain::Impl {
     const auto layout = kernels::weight_layout(ctx.info().arch);
     if (!layout) throw std::invalid_argument("no packed-weight layout for " + ctx.info().arch.name);
     weights.resize(links());
+    // Room for every buffer first: `q` and `z` below are references into weight_store, which a
+    // reallocation would leave dangling (a use after free; session 10 found the same pattern
+    // behind an intermittent CUDA_ERROR_INVALID_VALUE in the PDL test).
+    weight_store.reserve(weight_store.size() + 2 * links() * static_cast<std::size_t>(copies));
     for (std::size_t l = 0; l < links(); ++l) {
       const auto [n, k] = shapes[l];
       const float s = 1.0f / (4.6f * std::sqrt(static_cast<float>(k)));
@@ -261,8 +265,8 @@ std::map<ChainPath, PathOutcome> StepChain::time(std::int64_t m,
           const bool pdl = is_pdl(path);
           const auto why = I.verify_w4(links, m, pdl, static_cast<std::uint32_t>(rng()));
           if (!why.empty()) {
-            o.detail = fmt::format("verification of the chain{} failed: {}",
-                                   pdl ? " with PDL" : "", why);
+            o.detail =
+                fmt::format("verification of the chain{} failed: {}", pdl ? " with PDL" : "", why);
             continue;
           }
           o.detail = fmt::format("every link's output verified against the reference{}",
@@ -277,9 +281,7 @@ std::map<ChainPath, PathOutcome> StepChain::time(std::int64_t m,
           if (!I.tools.read_floor) throw std::invalid_argument("no read-floor kernel");
           o.launches = static_cast<int>(links.size());
           const bool pdl = is_pdl(path);
-          enqueue = [&I, &links, pdl](int c, gpu::Stream& s) {
-            I.enqueue_floor(links, c, pdl, s);
-          };
+          enqueue = [&I, &links, pdl](int c, gpu::Stream& s) { I.enqueue_floor(links, c, pdl, s); };
           o.detail = "each link streams its shape's packed bytes, then reads the previous output";
           break;
         }
@@ -306,8 +308,9 @@ std::map<ChainPath, PathOutcome> StepChain::time(std::int64_t m,
               auto& p = *plans[l];
               const gpu::DevicePtr in = I.input_of(l, false);
               if (fp8) {
-                kernels::launch_quant_fp8_block(*I.tools.quant_fp8, {links[l].n, links[l].k, p.rows()},
-                                                in, I.aq8[l].get(), I.sc8[l].get(), s);
+                kernels::launch_quant_fp8_block(*I.tools.quant_fp8,
+                                                {links[l].n, links[l].k, p.rows()}, in,
+                                                I.aq8[l].get(), I.sc8[l].get(), s);
                 p.enqueue_on(c, I.aq8[l].get(), I.sc8[l].get(), I.out[l].get(), s);
               } else {
                 p.enqueue_on(c, in, 0, I.out[l].get(), s);
@@ -332,7 +335,8 @@ std::map<ChainPath, PathOutcome> StepChain::time(std::int64_t m,
   for (int r = 0; r < rounds; ++r) {
     std::shuffle(order.begin(), order.end(), rng);
     for (std::size_t i : order) timers[i].second->enqueue_timed();
-    for (std::size_t i : order) outcomes[timers[i].first].samples_us.push_back(timers[i].second->collect_us());
+    for (std::size_t i : order)
+      outcomes[timers[i].first].samples_us.push_back(timers[i].second->collect_us());
   }
   return outcomes;
 }

@@ -155,6 +155,10 @@ int run_chain(int argc, char** argv) {
   }
   ch.copies = rk::pool_size(step_bytes, info.l2_bytes, 4);
   ch.weights.resize(ch.shapes.size());
+  // Room for every buffer first: `q` and `z` below are references into ch.store, which a
+  // reallocation would leave dangling (session 10 found this pattern behind an intermittent
+  // CUDA_ERROR_INVALID_VALUE in the PDL test).
+  ch.store.reserve(ch.store.size() + 2 * ch.shapes.size() * static_cast<std::size_t>(ch.copies));
   for (std::size_t l = 0; l < ch.shapes.size(); ++l) {
     const auto [n, k] = ch.shapes[l];
     const float sc = 1.0f / (4.6f * std::sqrt(static_cast<float>(k)));

@@ -146,6 +146,10 @@ TEST_F(Pdl, FloorsAreSensible) {
   const auto bytes = kernels::weight_bytes(n, k);
   const int copies = static_cast<int>(4 * ctx_->info().llc_bytes / bytes) + 1;
   std::vector<gpu::DeviceBuffer> store;
+  // `q` and `z` below are references into `store`: without room reserved first, the second
+  // emplace_back may reallocate and leave `q` dangling (this test once failed so on the H200,
+  // 2026-12-01: cuMemcpyDtoDAsync CUDA_ERROR_INVALID_VALUE from the freed buffer's garbage).
+  store.reserve(static_cast<std::size_t>(2 * copies));
   std::vector<kernels::W4Weights> pool;
   for (int i = 0; i < copies; ++i) {
     auto& q = store.emplace_back(*ctx_, static_cast<std::size_t>(n * k / 2));
@@ -186,28 +190,30 @@ TEST_F(Pdl, StepChainVerifiesAndTimesEveryPath) {
     return &mods.back()->kernel(std::string(kernels::name(id)));
   };
   const bool sm90a = gpu::has_wgmma(arch);
-  const kernels::Config mid =
-      sm90a ? kernels::Config{4, 2, 1, 1, 1, kernels::kGenSm90a, 4} : kernels::Config{4, 4, 1, 1, 1};
+  const kernels::Config mid = sm90a ? kernels::Config{4, 2, 1, 1, 1, kernels::kGenSm90a, 4}
+                                    : kernels::Config{4, 4, 1, 1, 1};
   std::vector<ChainLink> links(3);
   const kernels::KernelId ids[3] = {kernels::KernelId::gemm_w4a16_nt,
                                     kernels::KernelId::gemm_w4a8_nt,
                                     kernels::KernelId::gemm_w4a16_nt};
-  const kernels::Config cfgs[3] = {kernels::Config{4, 8, 1, 1, 1}, mid, kernels::Config{4, 8, 1, 1, 1}};
+  const kernels::Config cfgs[3] = {kernels::Config{4, 8, 1, 1, 1}, mid,
+                                   kernels::Config{4, 8, 1, 1, 1}};
   for (int l = 0; l < 3; ++l) {
-    links[static_cast<std::size_t>(l)] = {shapes[static_cast<std::size_t>(l)].first,
-                                          shapes[static_cast<std::size_t>(l)].second,
-                                          "link" + std::to_string(l),
-                                          ids[l],
-                                          gemm(ids[l], cfgs[l]),
-                                          cfgs[l],
-                                          {static_cast<unsigned>(ctx_->info().multiprocessors), 512}};
+    links[static_cast<std::size_t>(l)] = {
+        shapes[static_cast<std::size_t>(l)].first,
+        shapes[static_cast<std::size_t>(l)].second,
+        "link" + std::to_string(l),
+        ids[l],
+        gemm(ids[l], cfgs[l]),
+        cfgs[l],
+        {static_cast<unsigned>(ctx_->info().multiprocessors), 512}};
   }
   std::mt19937_64 rng(3);
-  const auto out = chain.time(8, links,
-                              {ChainPath::w4, ChainPath::w4_pdl, ChainPath::bf16,
-                               ChainPath::fp8_block, ChainPath::read_floor,
-                               ChainPath::read_floor_pdl},
-                              5, rng);
+  const auto out =
+      chain.time(8, links,
+                 {ChainPath::w4, ChainPath::w4_pdl, ChainPath::bf16, ChainPath::fp8_block,
+                  ChainPath::read_floor, ChainPath::read_floor_pdl},
+                 5, rng);
   for (const auto& [p, o] : out) {
     std::vector<double> s = o.samples_us;
     std::sort(s.begin(), s.end());
@@ -247,8 +253,12 @@ TEST_F(Pdl, TriggerPlacementTimings) {
         auto req = kernels::compile_request(kernels::KernelId::gemm_w4a16_nt, c, arch, o);
         req.defines.push_back("R4_PDL_TRIGGER=" + std::to_string(trig));
         mods.push_back(build(req));
-        links.push_back({shapes[l].first, shapes[l].second, "l" + std::to_string(l),
-                         kernels::KernelId::gemm_w4a16_nt, &mods.back()->kernel("gemm_w4a16_nt"), c,
+        links.push_back({shapes[l].first,
+                         shapes[l].second,
+                         "l" + std::to_string(l),
+                         kernels::KernelId::gemm_w4a16_nt,
+                         &mods.back()->kernel("gemm_w4a16_nt"),
+                         c,
                          {static_cast<unsigned>(ctx_->info().multiprocessors), 512}});
       }
       std::mt19937_64 rng(5);
