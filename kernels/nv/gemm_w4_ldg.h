@@ -63,7 +63,7 @@
 // 1: the main loop's unchecked iterations (r4l_gemm); 0: every iteration checked, as before
 // session 10 (A/B runs: r4kern --one --define R4L_FULL=0). On for the int4 kinds (w4a16, w4a8),
 // off for the fp8-activation kinds, which ran slower with them (H200 sweeps, docs/PERF.md
-// session 10: MXFP4 5-20%, GPTQ-fp8 about 1%). They cost registers (NVRTC 13.0, sm_90a, WV 4,
+// session 10: MXFP4 up to 23%, GPTQ-fp8 about 1%). They cost registers (NVRTC 13.0, sm_90a, WV 4,
 // SK 2: w4a16 (MB, NPW, ST) = (1, 1, 2) 160 against ~146), with no spill in the sweep's 2,488
 // sm_90a compiles.
 #define R4L_FULL (R4_ACT_KIND <= 2)
