@@ -68,6 +68,15 @@
 // sm_90a compiles.
 #define R4L_FULL (R4_ACT_KIND <= 2)
 #endif
+#ifndef R4L_WPERM
+// EXPERIMENT ONLY (r4kern --one --define R4L_WPERM=1; docs/PERF.md session 10, not yet run on a
+// GPU): the 16-bit kinds permute each weight dword's bytes (one PRMT) instead of the activations
+// (two PRMT per activation sub-tile and k16 step). An MMA's sum over its k16 does not depend on
+// which real k sits at which logical k, as long as A and B agree. Today logical (2t, 2t+1) is
+// real (4s, 4s+2) on both sides; swapping weight bytes 1 and 2 makes it (4s, 4s+1) in A, which
+// is the activations' memory order, so B takes the activation dwords as they are.
+#define R4L_WPERM 0
+#endif
 #ifndef R4_TEST_PDL_LATE_WAIT
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
 #endif
@@ -251,10 +260,13 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
 #pragma unroll
         for (int s = 0; s < 4; ++s) {
           u32 af[4];
+          // R4L_WPERM: bytes 1 and 2 swapped, so af[0..3] hold the dword's nibbles (0, 2), (1, 3),
+          // (4, 6), (5, 7): rows g, g+8 at real k (4s, 4s+1), then rows g, g+8 at (4s+2, 4s+3).
+          const u32 wd = R4L_WPERM ? r4nv::prmt(w4[s], w4[s], 0x3120u) : w4[s];
 #if R4_ACT_KIND == 1
-          r4nv::dequant_bf16_codes(w4[s], af);
+          r4nv::dequant_bf16_codes(wd, af);
 #else
-          r4nv::dequant_f16_codes(w4[s], af);
+          r4nv::dequant_f16_codes(wd, af);
 #endif
 #pragma unroll
           for (int j = 0; j < R4L_MSUB; ++j)
@@ -264,8 +276,8 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
               const u32x4& h = b.a[u][j][s >> 1];
               const u32 lo = (s & 1) ? h.z : h.x;
               const u32 hi = (s & 1) ? h.w : h.y;
-              const u32 b0 = r4nv::prmt(lo, hi, 0x5410u);
-              const u32 b1 = r4nv::prmt(lo, hi, 0x7632u);
+              const u32 b0 = R4L_WPERM ? lo : r4nv::prmt(lo, hi, 0x5410u);
+              const u32 b1 = R4L_WPERM ? hi : r4nv::prmt(lo, hi, 0x7632u);
 #if R4_ACT_KIND == 1
               r4nv::mma_bf16(part[p][j], af, b0, b1);
 #else
