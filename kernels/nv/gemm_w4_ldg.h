@@ -77,6 +77,13 @@
 // is the activations' memory order, so B takes the activation dwords as they are.
 #define R4L_WPERM 0
 #endif
+#ifndef R4L_STATIC_LIVE
+// EXPERIMENT ONLY (r4kern --one --define R4L_STATIC_LIVE=1; docs/PERF.md session 10, not yet run
+// on a GPU): the main loop compiled per live sub-tile count, chosen once per block, in place of a
+// uniform branch per sub-tile and block. SASS (nvcc sm_90a, w4a8 (2, 1, 1, 2, 0, 2)): 640
+// instructions per 4 blocks with the run-time count, 512 with it fixed at 2, 384 at 1.
+#define R4L_STATIC_LIVE 0
+#endif
 #ifndef R4_TEST_PDL_LATE_WAIT
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
 #endif
@@ -308,6 +315,43 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
   }
 }
 
+// The main loop (after the prologue), as a template over the live sub-tile count: kLive = 0 reads
+// it at run time (`live_rt`); otherwise it is a constant and the math's per-sub-tile checks fold
+// away (R4L_STATIC_LIVE below).
+template <int kLive>
+__device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* const (&wp)[R4_NPW],
+                                    const u32* const (&sp)[R4_NPW],
+                                    const char* const (&arow)[R4L_MSUB], int live_rt, int kb_begin,
+                                    int kb_end, int G, int g,
+                                    r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
+                                    float (&acc)[R4_NPW][R4L_MSUB][4]) {
+  const int kb_last = kb_end - 1;
+  // Ping-pong: the next batch's loads go out before this batch's math waits on its own (in the
+  // SASS that wait covers both batches: see the top of the file). While both batches of an
+  // iteration and the batch it loads for the next one lie wholly inside the split, the loads and
+  // the math need no clamps or bound checks (R4L_FULL: every address is the batch's base plus an
+  // immediate, and each block's math runs unconditionally); the last iterations run checked.
+  const int live = kLive ? kLive : live_rt;  // a constant in the static instances
+  int kb0 = kb_begin;
+#if R4L_FULL
+  for (; kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
+    r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g);
+    r4l_compute<true>(b0, kb0, kb_end, live, part, acc);
+    r4l_load_batch<true>(b0, wp, sp, arow, live, kb0 + 2 * R4_ST, kb_last, G, g);
+    r4l_compute<true>(b1, kb0 + R4_ST, kb_end, live, part, acc);
+  }
+#endif
+  for (; kb0 < kb_end; kb0 += 2 * R4_ST) {
+    const int k1 = kb0 + R4_ST;
+    if (k1 < kb_end) r4l_load_batch<false>(b1, wp, sp, arow, live, k1, kb_last, G, g);
+    r4l_compute<false>(b0, kb0, kb_end, live, part, acc);
+    if (k1 >= kb_end) break;
+    const int k2 = k1 + R4_ST;
+    if (k2 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k2, kb_last, G, g);
+    r4l_compute<false>(b1, k1, kb_end, live, part, acc);
+  }
+}
+
 // act: [M, K] f16/bf16 bits (R4_ACT_KIND 0/1), int8 (2) or e4m3 (3, 4); sa: [M] f32 row scales
 // (one-byte kinds only).
 __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __restrict__ sa,
@@ -367,29 +411,17 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 
-  // Ping-pong: the next batch's loads go out before this batch's math waits on its own (in the
-  // SASS that wait covers both batches: see the top of the file). While both batches of an
-  // iteration and the batch it loads for the next one lie wholly inside the split, the loads and
-  // the math need no clamps or bound checks (R4L_FULL: every address is the batch's base plus an
-  // immediate, and each block's math runs unconditionally); the last iterations run checked.
-  int kb0 = kb_begin;
-#if R4L_FULL
-  for (; kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
-    r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g);
-    r4l_compute<true>(b0, kb0, kb_end, live, part, acc);
-    r4l_load_batch<true>(b0, wp, sp, arow, live, kb0 + 2 * R4_ST, kb_last, G, g);
-    r4l_compute<true>(b1, kb0 + R4_ST, kb_end, live, part, acc);
-  }
+#if R4L_STATIC_LIVE
+  // One instance per live count where it is cheap (MB 1: 1 or 2 sub-tiles), else the full one.
+  if (live == R4L_MSUB)
+    r4l_mainloop<R4L_MSUB>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
+  else if (R4L_MSUB == 2)
+    r4l_mainloop<1>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
+  else
+    r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
+#else
+  r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
 #endif
-  for (; kb0 < kb_end; kb0 += 2 * R4_ST) {
-    const int k1 = kb0 + R4_ST;
-    if (k1 < kb_end) r4l_load_batch<false>(b1, wp, sp, arow, live, k1, kb_last, G, g);
-    r4l_compute<false>(b0, kb0, kb_end, live, part, acc);
-    if (k1 >= kb_end) break;
-    const int k2 = k1 + R4_ST;
-    if (k2 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k2, kb_last, G, g);
-    r4l_compute<false>(b1, k1, kb_end, live, part, acc);
-  }
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M,
