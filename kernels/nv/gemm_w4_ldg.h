@@ -58,7 +58,6 @@
 // TEST ONLY: 1 reads the next group's scale (a kernel the checks must catch)
 #define R4_BROKEN_SCALE 0
 #endif
-#define R4L_BB R4_ST  // 64-K blocks per register batch
 #ifndef R4L_FULL
 // 1: the main loop's unchecked iterations (r4l_gemm); 0: every iteration checked, as before
 // session 10 (A/B runs: r4kern --one --define R4L_FULL=0). On for the int4 kinds (w4a16, w4a8),
@@ -114,9 +113,9 @@ __device__ inline void r4l_ld_act8x2(u32x4& v, const char* p) {
 // block's one dword of four e8m0 exponents, s[..][0]), and the lane's activation bytes of each
 // block for every live 8-row sub-tile.
 struct R4LBatch {
-  u32x4 w[R4L_BB][R4_NPW];
-  u32 s[R4L_BB][R4_NPW][2];
-  u32x4 a[R4L_BB][R4L_MSUB][R4L_AV];
+  u32x4 w[R4_ST][R4_NPW];
+  u32 s[R4_ST][R4_NPW][2];
+  u32x4 a[R4_ST][R4L_MSUB][R4L_AV];
 };
 
 // The weight part of a batch (no kernel writes weights: it may be issued before the PDL wait).
@@ -126,7 +125,7 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
                                         const u32* const (&sp)[R4_NPW], int kb0, int kb_last, int G,
                                         int g) {
 #pragma unroll
-  for (int u = 0; u < R4L_BB; ++u) {
+  for (int u = 0; u < R4_ST; ++u) {
     const int kb = kFull ? kb0 + u : min(kb0 + u, kb_last);
     const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
 #pragma unroll
@@ -151,7 +150,7 @@ template <bool kFull>
 __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_MSUB], int live,
                                      int kb0, int kb_last) {
 #pragma unroll
-  for (int u = 0; u < R4L_BB; ++u) {
+  for (int u = 0; u < R4_ST; ++u) {
     const int kb = kFull ? kb0 + u : min(kb0 + u, kb_last);
 #pragma unroll
     for (int j = 0; j < R4L_MSUB; ++j)
@@ -185,7 +184,7 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
                                    r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
                                    float (&acc)[R4_NPW][R4L_MSUB][4]) {
 #pragma unroll
-  for (int u = 0; u < R4L_BB; ++u) {
+  for (int u = 0; u < R4_ST; ++u) {
     const int kb = kb0 + u;
     if (kFull || kb < kb_end) {  // uniform
 #pragma unroll
