@@ -68,20 +68,22 @@
 #define R4L_FULL (R4_ACT_KIND <= 2)
 #endif
 #ifndef R4L_WPERM
-// EXPERIMENT ONLY (r4kern --one --define R4L_WPERM=1; docs/PERF.md session 10, not yet run on a
-// GPU): the 16-bit kinds permute each weight dword's bytes (one PRMT) instead of the activations
-// (two PRMT per activation sub-tile and k16 step). An MMA's sum over its k16 does not depend on
-// which real k sits at which logical k, as long as A and B agree. Today logical (2t, 2t+1) is
-// real (4s, 4s+2) on both sides; swapping weight bytes 1 and 2 makes it (4s, 4s+1) in A, which
-// is the activations' memory order, so B takes the activation dwords as they are.
-#define R4L_WPERM 0
+// 1 (default since session 11): the 16-bit kinds permute each weight dword's bytes (one PRMT)
+// instead of the activations (two PRMT per activation sub-tile and k16 step). An MMA's sum over
+// its k16 does not depend on which real k sits at which logical k, as long as A and B agree.
+// With 0, logical (2t, 2t+1) is real (4s, 4s+2) on both sides; swapping weight bytes 1 and 2
+// makes it (4s, 4s+1) in A, the activations' memory order, so B takes the activation dwords as
+// they are (emulated exactly: tests/scripts/fragment_order_test.py). H200 A/B with
+// R4L_STATIC_LIVE (docs/PERF.md session 11): faster or equal on all 13 configs tried.
+#define R4L_WPERM 1
 #endif
 #ifndef R4L_STATIC_LIVE
-// EXPERIMENT ONLY (r4kern --one --define R4L_STATIC_LIVE=1; docs/PERF.md session 10, not yet run
-// on a GPU): the main loop compiled per live sub-tile count, chosen once per block, in place of a
-// uniform branch per sub-tile and block. SASS (nvcc sm_90a, w4a8 (2, 1, 1, 2, 0, 2)): 640
-// instructions per 4 blocks with the run-time count, 512 with it fixed at 2, 384 at 1.
-#define R4L_STATIC_LIVE 0
+// 1: the main loop compiled per live sub-tile count, chosen once per block, in place of a uniform
+// branch per sub-tile and block. SASS (nvcc sm_90a, w4a8 (2, 1, 1, 2, 0, 2)): 640 instructions
+// per 4 blocks with the run-time count, 512 with it fixed at 2, 384 at 1. On for the int4 kinds
+// since session 11 (H200 A/B, docs/PERF.md: with R4L_WPERM, 0-17% faster on 13 of 13 configs);
+// the fp8-activation kinds keep the run-time count until measured (their PTX is unchanged).
+#define R4L_STATIC_LIVE (R4_ACT_KIND <= 2)
 #endif
 #ifndef R4_TEST_PDL_LATE_WAIT
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
