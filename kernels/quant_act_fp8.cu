@@ -2,8 +2,8 @@
 //   sa = amax / 448 (amax = max |a| over the row, f32), q = e4m3(a * (448 / amax)),
 // rounding to nearest even and SATURATING to +-448 (a * inv can round a hair above 448). The
 // activation side of the fp8-activation GEMMs (issue 13: w4a8fp8, mxfp4a8fp8). A row of zeros
-// gives sa = 0 and q = 0. One block of 256 threads per row; K a multiple of 8, A 16-byte aligned;
-// A read through L2 only (the previous kernel's output; under PDL after griddepcontrol.wait), as
+// gives sa = 0 and q = 0. One block of 256 threads per row, which reads its row once into
+// registers (kernels/quant_row.h); K a multiple of 8, A 16-byte aligned; A read through L2 only (the previous kernel's output; under PDL after griddepcontrol.wait), as
 // quant_act.
 //
 // The conversion: NVIDIA sm_89+ has it in one instruction, `cvt.rn.satfinite.e4m3x2.f32`. Elsewhere
@@ -11,9 +11,22 @@
 // quant/numeric.hpp f32_to_e4m3_sat_bits, which the CPU reference (kernels/reference.cpp
 // ref_quant_act_fp8) uses and tests/quant/numeric_test.cpp checks against a brute-force nearest
 // search. AMD's own fp8 conversions are not used: gfx942's are the FNUZ variant, not OCP e4m3.
-#include "kernels/prelude.h"
+#include "kernels/quant_row.h"
 
 #define R4_QA8_THREADS 256
+// 16-byte vectors held per thread: rows up to K = 16384 in one read on NVIDIA; 4 on AMD, where the
+// integer e4m3 rounding below spills at 8 on gfx942 (clang-19: 36 B; 0 at 4).
+#ifndef R4_QA8_VEC
+#if defined(R4_NV)
+#define R4_QA8_VEC 8
+#else
+#define R4_QA8_VEC 4
+#endif
+#endif
+#ifndef R4_QA_LEGACY
+// EXPERIMENT ONLY: 1 is the two-pass loop of sessions 1-10 (A/B, session 11)
+#define R4_QA_LEGACY 0
+#endif
 
 #if defined(R4_NV)
 __device__ inline u32 r4_f32_bits(float f) { return __float_as_uint(f); }
@@ -54,45 +67,10 @@ __device__ inline u32 r4_e4m3x2(float lo, float hi) {
 #endif
 }
 
-R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA8_THREADS)
-    quant_act_fp8(const u16* __restrict__ A,  // [M, K] bf16 bits
-                  unsigned char* __restrict__ Aq,  // [M, K] e4m3 bytes
-                  float* __restrict__ sa,     // [M] f32
-                  int M, int K) {
-  r4_pdl_wait();
-  r4_pdl_launch_dependents();
-  const int row = (int)blockIdx.x;
-  if (row >= M) return;
-  const u32x4* src = reinterpret_cast<const u32x4*>(A + (i64)row * K);
-  const int n8 = K >> 3;
-  float amax = 0.0f;
-  for (int i = (int)threadIdx.x; i < n8; i += R4_QA8_THREADS) {
-    const u32x4 v = r4_ld_cg16(src + i);
+// 8 bf16 -> 8 e4m3 bytes of a * inv (round to nearest even, saturating).
+struct R4QuantE4m3 {
+  __device__ void operator()(const u32x4& v, float inv, u32 (&out)[2]) const {
     const u32 w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      amax = fmaxf(amax, fabsf(r4_bf16_to_f32(w[e] & 0xFFFFu)));
-      amax = fmaxf(amax, fabsf(r4_bf16_to_f32(w[e] >> 16)));
-    }
-  }
-  __shared__ float red[R4_QA8_THREADS / 32];
-#if defined(R4_NV)
-  for (int off = 16; off > 0; off >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, off));
-#else
-  for (int off = 16; off > 0; off >>= 1) amax = fmaxf(amax, __shfl_xor(amax, off, 32));
-#endif
-  if ((threadIdx.x & 31u) == 0) red[threadIdx.x >> 5] = amax;
-  __syncthreads();
-  amax = red[0];
-#pragma unroll
-  for (int w = 1; w < R4_QA8_THREADS / 32; ++w) amax = fmaxf(amax, red[w]);
-  const float inv = amax > 0.0f ? 448.0f / amax : 0.0f;
-  if (threadIdx.x == 0) sa[row] = amax / 448.0f;
-  u32* dst = reinterpret_cast<u32*>(Aq + (i64)row * K);
-  for (int i = (int)threadIdx.x; i < n8; i += R4_QA8_THREADS) {
-    const u32x4 v = r4_ld_cg16(src + i);
-    const u32 w[4] = {v.x, v.y, v.z, v.w};
-    u32 out[2];
 #pragma unroll
     for (int d = 0; d < 2; ++d) {
       const u32 lo = r4_e4m3x2(r4_bf16_to_f32(w[2 * d] & 0xFFFFu) * inv,
@@ -101,7 +79,19 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA8_THREADS)
                                r4_bf16_to_f32(w[2 * d + 1] >> 16) * inv);
       out[d] = lo | (hi << 16);
     }
-    dst[2 * i] = out[0];
-    dst[2 * i + 1] = out[1];
   }
+};
+
+R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA8_THREADS)
+    quant_act_fp8(const u16* __restrict__ A,       // [M, K] bf16 bits
+                  unsigned char* __restrict__ Aq,  // [M, K] e4m3 bytes
+                  float* __restrict__ sa,          // [M] f32
+                  int M, int K) {
+  r4_pdl_wait();
+  r4_pdl_launch_dependents();
+  const int row = (int)blockIdx.x;
+  if (row >= M) return;
+  u32* dst = reinterpret_cast<u32*>(Aq + (i64)row * K);
+  r4_quant_row<R4_QA8_THREADS, R4_QA_LEGACY ? 0 : R4_QA8_VEC>(A + (i64)row * K, K, 448.0f, dst,
+                                                             sa + row, R4QuantE4m3{});
 }

@@ -221,7 +221,11 @@ class Driver {
     auto res = backend_->compile(req);
     if (!res.ok) throw gpu::Error("compile failed: " + res.log);
     auto mod = ctx_->load(res.binary);
-    build_one("quant_act", compile_request(KernelId::quant_act, Config{}, arch_), "quant_act");
+    {  // the --define's reach quant_act too (R4_QA_LEGACY, session 11)
+      auto qreq = compile_request(KernelId::quant_act, Config{}, arch_);
+      for (const auto& d : args_.defines) qreq.defines.push_back(d);
+      build_one("quant_act", qreq, "quant_act");
+    }
     auto& k = mod->kernel(std::string(name(v->id)));
     auto w = make_weights(sh->n, sh->k, 7);
     const int pool = pool_size(weight_bytes(sh->n, sh->k), ctx_->info().llc_bytes);
@@ -284,6 +288,29 @@ class Driver {
                res.resources.count(std::string(name(v->id)))
                    ? res.resources.at(std::string(name(v->id))).registers
                    : -1);
+    if (v->id == KernelId::gemm_w4a8_nt) {
+      // The activation quantiser the sweep times with every w4a8 launch: alone, and quant_act +
+      // GEMM as a race samples them (one graph node each).
+      auto& qk = kernel("quant_act");
+      const auto tq = time_graph(
+          *ctx_, *stream_, 1,
+          [&](int) {
+            launch_quant_act(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
+          },
+          TimingSpec{2, 11, 24});
+      const auto tp = time_graph(
+          *ctx_, *stream_, pool,
+          [&](int e) {
+            launch_quant_act(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
+            const W4Weights ww{pq[static_cast<std::size_t>(e)].get(),
+                               ps[static_cast<std::size_t>(e)].get()};
+            launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+                             workspace_.get(), *stream_);
+          },
+          TimingSpec{2, 11, 24});
+      fmt::print("one {} {} {} M={}{}: quant_act {:.2f} us, quant_act + gemm {:.2f} us\n", v->label,
+                 to_string(c), sh->name, s.m, defs, tq.median_us, tp.median_us);
+    }
     return 0;
   }
 
