@@ -9,7 +9,7 @@
 #include "kernels/quant_row.h"
 
 #define R4_QA_THREADS 256
-#define R4_QA_VEC 8  // 16-byte vectors per thread: rows up to K = 16384 in one read
+#define R4_QA_VEC 8  // at most 8 16-byte vectors per thread: rows up to K = 16384 in one read
 #ifndef R4_QA_LEGACY
 // EXPERIMENT ONLY: 1 is the two-pass loop of sessions 1-10 (A/B, session 11)
 #define R4_QA_LEGACY 0
@@ -43,6 +43,6 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
   const int row = (int)blockIdx.x;
   if (row >= M) return;
   u32* dst = reinterpret_cast<u32*>(Aq + (i64)row * K);
-  r4_quant_row<R4_QA_THREADS, R4_QA_LEGACY ? 0 : R4_QA_VEC>(A + (i64)row * K, K, 127.0f, dst,
-                                                           sa + row, R4QuantS8{});
+  constexpr int kVec = R4_QA_LEGACY ? 0 : R4_QA_VEC;
+  r4_quant_row_fit<R4_QA_THREADS, kVec>(A + (i64)row * K, K, 127.0f, dst, sa + row, R4QuantS8{});
 }

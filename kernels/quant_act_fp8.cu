@@ -3,8 +3,8 @@
 // rounding to nearest even and SATURATING to +-448 (a * inv can round a hair above 448). The
 // activation side of the fp8-activation GEMMs (issue 13: w4a8fp8, mxfp4a8fp8). A row of zeros
 // gives sa = 0 and q = 0. One block of 256 threads per row, which reads its row once into
-// registers (kernels/quant_row.h); K a multiple of 8, A 16-byte aligned; A read through L2 only (the previous kernel's output; under PDL after griddepcontrol.wait), as
-// quant_act.
+// registers (kernels/quant_row.h); K a multiple of 8, A 16-byte aligned; A read through L2 only
+// (the previous kernel's output; under PDL after griddepcontrol.wait), as quant_act.
 //
 // The conversion: NVIDIA sm_89+ has it in one instruction, `cvt.rn.satfinite.e4m3x2.f32`. Elsewhere
 // (sm_80, AMD) the same rounding in integer code, r4_f32_to_e4m3 below, a transcription of
@@ -92,6 +92,6 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA8_THREADS)
   const int row = (int)blockIdx.x;
   if (row >= M) return;
   u32* dst = reinterpret_cast<u32*>(Aq + (i64)row * K);
-  r4_quant_row<R4_QA8_THREADS, R4_QA_LEGACY ? 0 : R4_QA8_VEC>(A + (i64)row * K, K, 448.0f, dst,
-                                                             sa + row, R4QuantE4m3{});
+  constexpr int kVec = R4_QA_LEGACY ? 0 : R4_QA8_VEC;
+  r4_quant_row_fit<R4_QA8_THREADS, kVec>(A + (i64)row * K, K, 448.0f, dst, sa + row, R4QuantE4m3{});
 }
