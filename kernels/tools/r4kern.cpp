@@ -31,6 +31,7 @@
 #include "kernels/reference.hpp"
 #include "kernels/timing.hpp"
 #include "kernels/tolerance.hpp"
+#include "kernels/verify.hpp"
 #include "quant/pack.hpp"
 #include "tuner/measure/floors.hpp"
 
@@ -50,6 +51,9 @@ struct Variant {
 constexpr Variant kVariants[] = {{KernelId::gemm_w4a16_nt, false, "w4a16_f16"},
                                  {KernelId::gemm_w4a16_nt, true, "w4a16_bf16"},
                                  {KernelId::gemm_w4a8_nt, false, "w4a8"}};
+// --one only: the fp8-activation GEMMs (issue 13), checked by the sweep's own Verifier.
+constexpr Variant kFp8Variants[] = {{KernelId::gemm_w4a8fp8_nt, false, "w4a8fp8"},
+                                    {KernelId::gemm_mxfp4a8fp8_nt, false, "mxfp4"}};
 
 struct SeedShape {
   std::int64_t n, k;
@@ -74,6 +78,7 @@ struct Args {
   int gen = -1;  // -1: both generations
   // --one VARIANT:WV,SK,MB,NPW,NT,GEN,ST --m M: only that config, launched 20 times over a pool of
   // cold copies of the first --shapes shape (for ncu: one kernel, nothing else around it).
+  // VARIANT: w4a16_f16, w4a16_bf16, w4a8, and the fp8-activation GEMMs w4a8fp8 and mxfp4.
   std::string one;
   int one_m = 8;
   std::vector<std::string> defines;  // --define NAME=VALUE, added to --one's compile
@@ -205,6 +210,8 @@ class Driver {
     const Variant* v = nullptr;
     for (const auto& x : kVariants)
       if (vname == x.label) v = &x;
+    for (const auto& x : kFp8Variants)
+      if (vname == x.label) v = &x;
     const SeedShape* sh = &kSeedShapes[0];
     for (const auto& x : kSeedShapes)
       if (shape_wanted(args_, x.name)) {
@@ -221,6 +228,8 @@ class Driver {
     auto res = backend_->compile(req);
     if (!res.ok) throw gpu::Error("compile failed: " + res.log);
     auto mod = ctx_->load(res.binary);
+    if (v->id == KernelId::gemm_w4a8fp8_nt || v->id == KernelId::gemm_mxfp4a8fp8_nt)
+      return run_one_fp8(*v, c, *sh, s, mod->kernel(std::string(name(v->id))), res);
     {  // the --define's reach quant_act too (R4_QA_LEGACY, session 11)
       auto qreq = compile_request(KernelId::quant_act, Config{}, arch_);
       for (const auto& d : args_.defines) qreq.defines.push_back(d);
@@ -311,6 +320,70 @@ class Driver {
       fmt::print("one {} {} {} M={}{}: quant_act {:.2f} us, quant_act + gemm {:.2f} us\n", v->label,
                  to_string(c), sh->name, s.m, defs, tq.median_us, tp.median_us);
     }
+    return 0;
+  }
+
+  // --one for an fp8-activation GEMM: checked by the sweep's Verifier (its weights, fresh
+  // activations through quant_act_fp8, poisoned output, the derived tolerance), then timed over
+  // a pool of cold copies of the same weights, alone and with quant_act_fp8 as a race samples it.
+  // --define reaches the GEMM only (quant_act_fp8 is the Verifier's build).
+  int run_one_fp8(const Variant& v, const Config& c, const SeedShape& sh, const Shape& s,
+                  gpu::Kernel& k, const gpu::CompileResult& res) {
+    Verifier ver(*backend_, *ctx_, *stream_);
+    ver.set_shape(s.n, s.k, 7);
+    ensure_workspace(workspace_bytes(v.id, c, s));
+    std::string defs;
+    for (const auto& d : args_.defines) defs += " " + d;
+    const auto o = ver.check(v.id, k, c, s.m, 11);
+    if (!o.pass) {
+      fmt::print("one {} {} {} M={}{}: FAIL, {} elements out of tolerance ({}); not timed\n",
+                 v.label, to_string(c), sh.name, s.m, defs, o.bad, o.detail);
+      return 1;
+    }
+    fmt::print("one {} {} {} M={}{}: checked, max error / tolerance {:.3f}\n", v.label,
+               to_string(c), sh.name, s.m, defs, o.max_ratio);
+    // The same bytes as the int4 layout: N*K/2 of codes, (N/16)*(K/128)*16 scale dwords (the
+    // mx_sm89 layout keeps that count: kernels/nv/gemm_w4_ldg.h).
+    const std::size_t wq_bytes = static_cast<std::size_t>(s.n * s.k / 2);
+    const std::size_t ws_bytes = static_cast<std::size_t>((s.n / 16) * (s.k / 128) * 64);
+    const auto& w = ver.weights_for(v.id);
+    const int pool = pool_size(weight_bytes(s.n, s.k), ctx_->info().llc_bytes);
+    std::vector<gpu::DeviceBuffer> pq, ps;
+    pq.reserve(static_cast<std::size_t>(pool));
+    ps.reserve(static_cast<std::size_t>(pool));
+    for (int i = 0; i < pool; ++i) {
+      pq.emplace_back(*ctx_, wq_bytes);
+      ps.emplace_back(*ctx_, ws_bytes);
+      ctx_->copy_device(pq.back().get(), w.wq, wq_bytes, *stream_);
+      ctx_->copy_device(ps.back().get(), w.wsz, ws_bytes, *stream_);
+    }
+    auto a = make_acts(s.m, s.k, 5);
+    auto& qk = ver.quant_act_fp8_kernel();
+    launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
+    gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
+    const auto gemm = [&](int e) {
+      const W4Weights ww{pq[static_cast<std::size_t>(e)].get(),
+                         ps[static_cast<std::size_t>(e)].get()};
+      launch_gemm_a8(v.id, k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+                     workspace_.get(), *stream_);
+    };
+    for (int i = 0; i < 20; ++i) gemm(i % pool);
+    stream_->synchronize();
+    const auto t = time_graph(*ctx_, *stream_, pool, gemm, TimingSpec{2, 11, 24});
+    const auto tp = time_graph(
+        *ctx_, *stream_, pool,
+        [&](int e) {
+          launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
+          gemm(e);
+        },
+        TimingSpec{2, 11, 24});
+    const auto kname = std::string(name(v.id));
+    fmt::print(
+        "one {} {} {} M={}{}: {:.2f} us ({:.0f} GB/s), {} regs; quant_act_fp8 + gemm "
+        "{:.2f} us\n",
+        v.label, to_string(c), sh.name, s.m, defs, t.median_us,
+        static_cast<double>(weight_bytes(s.n, s.k)) / (t.median_us * 1e3),
+        res.resources.count(kname) ? res.resources.at(kname).registers : -1, tp.median_us);
     return 0;
   }
 
