@@ -70,23 +70,24 @@ void check_bit_exact(gpu::Backend& be, gpu::Context& ctx, gpu::Stream& stream, b
     EXPECT_EQ(std::memcmp(&sa[i], &want_sa[i], 4), 0) << "sa row " << i << ": " << sa[i];
 }
 
-TEST(QuantActFp8Gpu, BitExactAgainstTheReference) {
+// Every K above for one quantiser; skips without a device.
+void check_every_k(bool fp8) {
   auto be = gpu::make_cuda_backend();
   if (be->device_count() == 0) GTEST_SKIP() << be->status();
   auto ctx = be->open(0);
   auto stream = ctx->create_stream();
   for (const std::int64_t k : {8, 4096, 5128, 16384, 20488})
-    check_bit_exact(*be, *ctx, *stream, true, k);
+    check_bit_exact(*be, *ctx, *stream, fp8, k);
+}
+
+TEST(QuantActFp8Gpu, BitExactAgainstTheReference) {
+  check_every_k(true);
 }
 
 // quant_act (int8) shares the row body (kernels/quant_row.h): the same cases.
 TEST(QuantActGpu, BitExactAgainstTheReference) {
-  auto be = gpu::make_cuda_backend();
-  if (be->device_count() == 0) GTEST_SKIP() << be->status();
-  auto ctx = be->open(0);
-  auto stream = ctx->create_stream();
-  for (const std::int64_t k : {8, 4096, 5128, 16384, 20488})
-    check_bit_exact(*be, *ctx, *stream, false, k);
+  check_every_k(false);
 }
+
 }  // namespace
 }  // namespace r4::kernels
