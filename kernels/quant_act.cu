@@ -8,8 +8,15 @@
 // previous kernel's output, under PDL read after griddepcontrol.wait.
 #include "kernels/quant_row.h"
 
+// Threads per row and the most 16-byte vectors a thread holds (rows up to K = 16384 in one read).
+// The launch (kernels/family.cpp launch_dims) is 256 threads: other values are EXPERIMENT ONLY,
+// for `r4kern --one --define R4_QA_THREADS=1024 --define R4_QA_VEC=2` (docs/PERF.md session 11).
+#ifndef R4_QA_THREADS
 #define R4_QA_THREADS 256
-#define R4_QA_VEC 8  // at most 8 16-byte vectors per thread: rows up to K = 16384 in one read
+#endif
+#ifndef R4_QA_VEC
+#define R4_QA_VEC 8
+#endif
 #ifndef R4_QA_LEGACY
 // EXPERIMENT ONLY: 1 is the two-pass loop of sessions 1-10 (A/B, session 11)
 #define R4_QA_LEGACY 0

@@ -13,10 +13,17 @@
 // search. AMD's own fp8 conversions are not used: gfx942's are the FNUZ variant, not OCP e4m3.
 #include "kernels/quant_row.h"
 
+// The launch is 256 threads (kernels/family.cpp launch_dims); R4_QA_THREADS as in quant_act.cu.
+#ifdef R4_QA_THREADS
+#define R4_QA8_THREADS R4_QA_THREADS
+#else
 #define R4_QA8_THREADS 256
+#endif
 // 16-byte vectors held per thread: rows up to K = 16384 in one read on NVIDIA; 4 on AMD, where the
 // integer e4m3 rounding below spills at 8 on gfx942 (clang-19: 36 B; 0 at 4).
-#ifndef R4_QA8_VEC
+#if defined(R4_QA_VEC)
+#define R4_QA8_VEC R4_QA_VEC
+#elif !defined(R4_QA8_VEC)
 #if defined(R4_NV)
 #define R4_QA8_VEC 8
 #else

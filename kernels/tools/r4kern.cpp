@@ -232,7 +232,11 @@ class Driver {
       return run_one_fp8(*v, c, *sh, s, mod->kernel(std::string(name(v->id))), res);
     {  // the --define's reach quant_act too (R4_QA_LEGACY, session 11)
       auto qreq = compile_request(KernelId::quant_act, Config{}, arch_);
-      for (const auto& d : args_.defines) qreq.defines.push_back(d);
+      for (const auto& d : args_.defines) {
+        qreq.defines.push_back(d);
+        if (d.rfind("R4_QA_THREADS=", 0) == 0)
+          qa_threads_ = static_cast<unsigned>(std::stoi(d.substr(14)));
+      }
       build_one("quant_act", qreq, "quant_act");
     }
     auto& k = mod->kernel(std::string(name(v->id)));
@@ -246,6 +250,16 @@ class Driver {
       ctx_->copy_device(ps.back().get(), w.wsz.get(), w.wsz.bytes(), *stream_);
     }
     auto a = make_acts(s.m, s.k, 5);
+    if (v->id == KernelId::gemm_w4a8_nt) {  // the quantiser (a --define may change it): bit-exact
+      std::vector<std::int8_t> q(a.aq.size());
+      std::vector<float> sa(a.sa.size());
+      ref_quant_act(a.bf16, s.m, s.k, q, sa);
+      if (q != a.aq || std::memcmp(sa.data(), a.sa.data(), sa.size() * 4) != 0) {
+        fmt::print("one {} M={}: FAIL, quant_act not bit-identical to the CPU reference\n",
+                   v->label, s.m);
+        return 1;
+      }
+    }
     gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
     ensure_workspace(workspace_bytes(v->id, c, s));
     // Checked before it is timed (a --define may make a wrong kernel): poisoned output against the
@@ -303,14 +317,12 @@ class Driver {
       auto& qk = kernel("quant_act");
       const auto tq = time_graph(
           *ctx_, *stream_, 1,
-          [&](int) {
-            launch_quant_act(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
-          },
+          [&](int) { launch_qa(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get()); },
           TimingSpec{2, 11, 24});
       const auto tp = time_graph(
           *ctx_, *stream_, pool,
           [&](int e) {
-            launch_quant_act(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
+            launch_qa(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get());
             const W4Weights ww{pq[static_cast<std::size_t>(e)].get(),
                                ps[static_cast<std::size_t>(e)].get()};
             launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
@@ -393,6 +405,16 @@ class Driver {
   }
   gpu::Kernel& kernel(const std::string& k) { return *built_.at(k).kernel; }
 
+  // quant_act at the block size it was compiled for: 256 (kernels/family.cpp launch_dims), or an
+  // experiment's --define R4_QA_THREADS=N (run_one).
+  void launch_qa(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
+                 gpu::DevicePtr sa) {
+    if (qa_threads_ == 256) return launch_quant_act(k, s, a, aq, sa, *stream_);
+    int m = static_cast<int>(s.m), kk = static_cast<int>(s.k);
+    void* args[] = {&a, &aq, &sa, &m, &kk};
+    k.launch({static_cast<unsigned>(m), 1, 1}, {qa_threads_, 1, 1}, 0, *stream_, args);
+  }
+
   template <class T>
   gpu::DeviceBuffer upload(const std::vector<T>& v) {
     gpu::DeviceBuffer b(*ctx_, std::max<std::size_t>(16, v.size() * sizeof(T)));
@@ -449,8 +471,7 @@ class Driver {
     a.d_bf16 = upload(a.bf16);
     a.d_aq = gpu::DeviceBuffer(*ctx_, static_cast<std::size_t>(m * k));
     a.d_sa = gpu::DeviceBuffer(*ctx_, static_cast<std::size_t>(m) * 4);
-    launch_quant_act(kernel("quant_act"), {0, k, m}, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(),
-                     *stream_);
+    launch_qa(kernel("quant_act"), {0, k, m}, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get());
     a.aq = download<std::int8_t>(a.d_aq, static_cast<std::size_t>(m * k));
     a.sa = download<float>(a.d_sa, static_cast<std::size_t>(m));
     return a;
@@ -632,6 +653,7 @@ class Driver {
   std::unique_ptr<gpu::Stream> stream_;
   gpu::Arch arch_;
   std::map<std::string, Built> built_;
+  unsigned qa_threads_ = 256;
   gpu::DeviceBuffer workspace_, result_;
   std::map<std::string, float> max_ratio_;
   int gpu_ref_checked_ = 0;
