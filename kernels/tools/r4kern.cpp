@@ -228,8 +228,6 @@ class Driver {
     auto res = backend_->compile(req);
     if (!res.ok) throw gpu::Error("compile failed: " + res.log);
     auto mod = ctx_->load(res.binary);
-    if (v->id == KernelId::gemm_w4a8fp8_nt || v->id == KernelId::gemm_mxfp4a8fp8_nt)
-      return run_one_fp8(*v, c, *sh, s, mod->kernel(std::string(name(v->id))), res);
     {  // the --define's reach quant_act too (R4_QA_LEGACY, session 11)
       auto qreq = compile_request(KernelId::quant_act, Config{}, arch_);
       for (const auto& d : args_.defines) {
@@ -239,6 +237,9 @@ class Driver {
       }
       build_one("quant_act", qreq, "quant_act");
     }
+    // The fp8-activation GEMMs (make_acts there needs the quant_act built above).
+    if (v->id == KernelId::gemm_w4a8fp8_nt || v->id == KernelId::gemm_mxfp4a8fp8_nt)
+      return run_one_fp8(*v, c, *sh, s, mod->kernel(std::string(name(v->id))), res);
     auto& k = mod->kernel(std::string(name(v->id)));
     auto w = make_weights(sh->n, sh->k, 7);
     const int pool = pool_size(weight_bytes(sh->n, sh->k), ctx_->info().llc_bytes);
