@@ -243,13 +243,7 @@ class Driver {
     auto& k = mod->kernel(std::string(name(v->id)));
     auto w = make_weights(sh->n, sh->k, 7);
     const int pool = pool_size(weight_bytes(sh->n, sh->k), ctx_->info().llc_bytes);
-    std::vector<gpu::DeviceBuffer> pq, ps;
-    for (int i = 0; i < pool; ++i) {
-      pq.emplace_back(*ctx_, w.wq.bytes());
-      ps.emplace_back(*ctx_, w.wsz.bytes());
-      ctx_->copy_device(pq.back().get(), w.wq.get(), w.wq.bytes(), *stream_);
-      ctx_->copy_device(ps.back().get(), w.wsz.get(), w.wsz.bytes(), *stream_);
-    }
+    const auto cold = cold_copies(w.wq.get(), w.wq.bytes(), w.wsz.get(), w.wsz.bytes(), pool);
     auto a = make_acts(s.m, s.k, 5);
     if (v->id == KernelId::gemm_w4a8_nt) {  // the quantiser (a --define may change it): bit-exact
       std::vector<std::int8_t> q(a.aq.size());
@@ -281,8 +275,7 @@ class Driver {
                  to_string(c), sh->name, s.m, ratio);
     }
     for (int i = 0; i < 20; ++i) {
-      const W4Weights ww{pq[static_cast<std::size_t>(i % pool)].get(),
-                         ps[static_cast<std::size_t>(i % pool)].get()};
+      const W4Weights ww = cold.at(i % pool);
       if (v->id == KernelId::gemm_w4a16_nt)
         launch_gemm_w4a16(k, c, arch_, s, v->a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww, out.get(),
                           workspace_.get(), *stream_);
@@ -294,8 +287,7 @@ class Driver {
     const auto t = time_graph(
         *ctx_, *stream_, pool,
         [&](int e) {
-          const W4Weights ww{pq[static_cast<std::size_t>(e)].get(),
-                             ps[static_cast<std::size_t>(e)].get()};
+          const W4Weights ww = cold.at(e);
           if (v->id == KernelId::gemm_w4a16_nt)
             launch_gemm_w4a16(k, c, arch_, s, v->a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww,
                               out.get(), workspace_.get(), *stream_);
@@ -324,8 +316,7 @@ class Driver {
           *ctx_, *stream_, pool,
           [&](int e) {
             launch_qa(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get());
-            const W4Weights ww{pq[static_cast<std::size_t>(e)].get(),
-                               ps[static_cast<std::size_t>(e)].get()};
+            const W4Weights ww = cold.at(e);
             launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
                              workspace_.get(), *stream_);
           },
@@ -355,28 +346,19 @@ class Driver {
     }
     fmt::print("one {} {} {} M={}{}: checked, max error / tolerance {:.3f}\n", v.label,
                to_string(c), sh.name, s.m, defs, o.max_ratio);
-    // The same bytes as the int4 layout: N*K/2 of codes, (N/16)*(K/128)*16 scale dwords (the
+    // The same bytes as the int4 layout: N*K/2 of codes, then the scale dwords (weight_bytes; the
     // mx_sm89 layout keeps that count: kernels/nv/gemm_w4_ldg.h).
-    const std::size_t wq_bytes = static_cast<std::size_t>(s.n * s.k / 2);
-    const std::size_t ws_bytes = static_cast<std::size_t>((s.n / 16) * (s.k / 128) * 64);
+    const auto wq_bytes = static_cast<std::size_t>(s.n * s.k / 2);
+    const auto ws_bytes = static_cast<std::size_t>(weight_bytes(s.n, s.k)) - wq_bytes;
     const auto& w = ver.weights_for(v.id);
     const int pool = pool_size(weight_bytes(s.n, s.k), ctx_->info().llc_bytes);
-    std::vector<gpu::DeviceBuffer> pq, ps;
-    pq.reserve(static_cast<std::size_t>(pool));
-    ps.reserve(static_cast<std::size_t>(pool));
-    for (int i = 0; i < pool; ++i) {
-      pq.emplace_back(*ctx_, wq_bytes);
-      ps.emplace_back(*ctx_, ws_bytes);
-      ctx_->copy_device(pq.back().get(), w.wq, wq_bytes, *stream_);
-      ctx_->copy_device(ps.back().get(), w.wsz, ws_bytes, *stream_);
-    }
+    const auto cold = cold_copies(w.wq, wq_bytes, w.wsz, ws_bytes, pool);
     auto a = make_acts(s.m, s.k, 5);
     auto& qk = ver.quant_act_fp8_kernel();
     launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
     gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
     const auto gemm = [&](int e) {
-      const W4Weights ww{pq[static_cast<std::size_t>(e)].get(),
-                         ps[static_cast<std::size_t>(e)].get()};
+      const W4Weights ww = cold.at(e);
       launch_gemm_a8(v.id, k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
                      workspace_.get(), *stream_);
     };
@@ -414,6 +396,26 @@ class Driver {
     int m = static_cast<int>(s.m), kk = static_cast<int>(s.k);
     void* args[] = {&a, &aq, &sa, &m, &kk};
     k.launch({static_cast<unsigned>(m), 1, 1}, {qa_threads_, 1, 1}, 0, *stream_, args);
+  }
+
+  // `pool` copies of one packed weight (codes, scales), for timing over more bytes than the LLC
+  // holds; at(e) is copy e.
+  struct ColdCopies {
+    std::vector<gpu::DeviceBuffer> wq, wsz;
+    [[nodiscard]] W4Weights at(int e) const {
+      return {wq[static_cast<std::size_t>(e)].get(), wsz[static_cast<std::size_t>(e)].get()};
+    }
+  };
+  ColdCopies cold_copies(gpu::DevicePtr wq, std::size_t wq_bytes, gpu::DevicePtr wsz,
+                         std::size_t wsz_bytes, int pool) {
+    ColdCopies c;
+    for (int i = 0; i < pool; ++i) {
+      c.wq.emplace_back(*ctx_, wq_bytes);
+      c.wsz.emplace_back(*ctx_, wsz_bytes);
+      ctx_->copy_device(c.wq.back().get(), wq, wq_bytes, *stream_);
+      ctx_->copy_device(c.wsz.back().get(), wsz, wsz_bytes, *stream_);
+    }
+    return c;
   }
 
   template <class T>
@@ -719,17 +721,9 @@ void Driver::time_all() {
     auto w = make_weights(sh.n, sh.k, 7);
     const auto wbytes = weight_bytes(sh.n, sh.k);
     const int pool = pool_size(wbytes, llc);
-    std::vector<gpu::DeviceBuffer> pq, ps;
-    for (int i = 0; i < pool; ++i) {
-      pq.emplace_back(*ctx_, w.wq.bytes());
-      ps.emplace_back(*ctx_, w.wsz.bytes());
-      ctx_->copy_device(pq.back().get(), w.wq.get(), w.wq.bytes(), *stream_);
-      ctx_->copy_device(ps.back().get(), w.wsz.get(), w.wsz.bytes(), *stream_);
-    }
+    const auto cold = cold_copies(w.wq.get(), w.wq.bytes(), w.wsz.get(), w.wsz.bytes(), pool);
     std::vector<W4Weights> fpool;
-    for (int i = 0; i < pool; ++i)
-      fpool.push_back(
-          {pq[static_cast<std::size_t>(i)].get(), ps[static_cast<std::size_t>(i)].get()});
+    for (int i = 0; i < pool; ++i) fpool.push_back(cold.at(i));
     const double floor_us = time_floors(*floor_mod, sh, fpool, csv);
     for (std::int64_t m : kTimeMs) {
       const Shape s{sh.n, sh.k, m};
@@ -749,8 +743,7 @@ void Driver::time_all() {
           return time_graph(
               *ctx_, *stream_, pool,
               [&](int e) {
-                const W4Weights ww{pq[static_cast<std::size_t>(e)].get(),
-                                   ps[static_cast<std::size_t>(e)].get()};
+                const W4Weights ww = cold.at(e);
                 if (v.id == KernelId::gemm_w4a16_nt)
                   launch_gemm_w4a16(k, c, arch_, s, a.d_f16.get(), ww, out.get(), workspace_.get(),
                                     *stream_);
