@@ -1,8 +1,14 @@
 # Dependencies, all from Debian 12 packages (scripts/setup.sh installs them).
 # Static or header-only where the H200 machine (Ubuntu 24.04, no package registry) lacks the
-# library: Boost.Program_options and SQLite link statically, fmt is used header-only.
+# library: Boost.Program_options and SQLite link statically; fmt's compiled part is built here
+# (cmake/fmt_library.cpp says why it is not header-only).
 find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
+add_library(r4_fmt STATIC ${CMAKE_CURRENT_LIST_DIR}/fmt_library.cpp)
+target_include_directories(r4_fmt SYSTEM PUBLIC
+  $<TARGET_PROPERTY:fmt::fmt,INTERFACE_INCLUDE_DIRECTORIES>)
+set_target_properties(r4_fmt PROPERTIES POSITION_INDEPENDENT_CODE ON)
+target_link_libraries(r4_fmt PRIVATE r4_sanitize)
 find_package(nlohmann_json REQUIRED)
 find_package(tomlplusplus QUIET)
 

@@ -13,18 +13,21 @@ if ! git diff --quiet HEAD -- . ':!.device'; then
   echo "pack.sh: the working tree has uncommitted changes; commit first" >&2
   exit 1
 fi
-scripts/build.sh build >/dev/null
+# R4_PACK_BUILD: an existing build directory of this tree to pack from (default build).
+bd=${R4_PACK_BUILD:-build}
+scripts/build.sh "$bd" >/dev/null
 mkdir -p .device/bin
 rm -f .device/bin/*
-cp build/tuner/r4tune .device/bin/
-for t in build/tests/tuner/tuner_gpu_runtime_test build/tests/kernels/kernels_gpu_check_test \
-         build/tests/tuner/tuner_measure_pdl_gpu_test build/tests/kernels/kernels_quant_act_fp8_gpu_test \
-         build/tests/kernels/kernels_fp8_gemm_gpu_test \
-         build/kernels/r4kern build/tests/r4d/r4d_launch_gpu_test build/tests/r4d/r4d_graph_gpu_test \
-         build/kernels/r4d/r4d_bench; do
+cp "$bd"/tuner/r4tune .device/bin/
+for t in tests/tuner/tuner_gpu_runtime_test tests/kernels/kernels_gpu_check_test \
+         tests/tuner/tuner_measure_pdl_gpu_test tests/kernels/kernels_quant_act_fp8_gpu_test \
+         tests/kernels/kernels_fp8_gemm_gpu_test \
+         kernels/r4kern tests/r4d/r4d_launch_gpu_test tests/r4d/r4d_graph_gpu_test \
+         kernels/r4d/r4d_bench; do
+  t=$bd/$t
   [[ -f $t ]] && cp "$t" .device/bin/
 done
 strip --strip-debug .device/bin/*
-cp build/fixtures/h200-dflash-2026-11-30.db .device/bin/  # the tables' run, for r4d_bench
+cp "$bd"/fixtures/h200-dflash-2026-11-30.db .device/bin/  # the tables' run, for r4d_bench
 git archive --format=tar -o .device/bin/src.tar HEAD
 du -sh .device/bin

@@ -3,7 +3,8 @@
 # r4kern --one, the optional fourth field its --define list): speed of light, memory workload
 # (L1 / L2 hit rates and throughputs), occupancy and its limiters, warp stall reasons; with
 # R4_NCU_SOURCE=1 also the hottest SASS lines. One full report per config in $OUT/stalls-N.log,
-# the key lines on stdout.
+# the key lines on stdout. R4_NCU_KERNEL (a regex, default gemm) picks the kernel: quant_act for
+# the activation quantiser.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 i=0
@@ -19,7 +20,7 @@ for one in ${R4_NCU_CONFIGS:-}; do
     for d in "${ds[@]}"; do dargs+=(--define "$d"); done
   fi
   echo "== $cfg $shape M=$m ${defs:-}"
-  timeout 150 ncu --clock-control none --kernel-name regex:gemm --launch-skip 10 --launch-count 1 \
+  timeout 150 ncu --clock-control none --kernel-name "regex:${R4_NCU_KERNEL:-gemm}" --launch-skip 10 --launch-count 1 \
     "${sections[@]}" $B/r4kern --one "$cfg" --shapes "$shape" --m "$m" "${dargs[@]}" \
     >"$OUT/stalls-$i.log" 2>&1
   grep -E "^one |Duration|DRAM Throughput|L1/TEX Hit|L2 Hit|L1/TEX Cache Throughput|L2 Cache Throughput|Mem Busy|Max Bandwidth|Mem Pipes Busy|Achieved Active Warps|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|Stall|Registers Per|Shared Memory Configuration|Dynamic Shared|Static Shared" \
