@@ -19,7 +19,8 @@ Plan make_plan(const Spec& spec, const gpu::Arch& arch) {
   const auto ms = measured_ms(spec);
   for (const auto& kname : spec.kernels) {
     const auto id = *kernels::parse_kernel(kname);
-    const auto sp = spec.space.count(kname) ? spec.space.at(kname) : SpaceSpec{};
+    auto sp = spec.space.count(kname) ? spec.space.at(kname) : SpaceSpec{};
+    if (!sp.applies_to(arch)) sp = SpaceSpec{};  // scoped to other arches: the default space
     for (const auto& c : kernels::config_space(id, arch)) {
       if (!in_list(sp.wv, c.wv) || !in_list(sp.sk, c.sk) || !in_list(sp.mb, c.mb) ||
           !in_list(sp.npw, c.npw) || !in_list(sp.nt, c.nt) || !in_list(sp.gen, c.gen))

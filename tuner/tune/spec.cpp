@@ -246,7 +246,7 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
       const std::string kn(kname.str());
       if (!kKnownKernels.count(kn)) fail(origin, "space." + kn + ": unknown kernel");
       const toml::node_view<const toml::node> v{node};
-      check_keys(v, {"WV", "SK", "MB", "NPW", "NT", "gen", "ST"}, origin, "space." + kn);
+      check_keys(v, {"WV", "SK", "MB", "NPW", "NT", "gen", "ST", "arch"}, origin, "space." + kn);
       SpaceSpec sp;
       sp.wv = int_list(v["WV"], origin, "space." + kn + ".WV");
       sp.sk = int_list(v["SK"], origin, "space." + kn + ".SK");
@@ -255,6 +255,14 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
       sp.nt = int_list(v["NT"], origin, "space." + kn + ".NT");
       sp.gen = gen_list(v["gen"], origin, "space." + kn + ".gen");
       sp.st = int_list(v["ST"], origin, "space." + kn + ".ST");
+      for (const auto& a : string_list(v["arch"], origin, "space." + kn + ".arch")) {
+        const auto one = gpu::Arch::parse(a);
+        if (!one)
+          fail(origin, fmt::format("space.{}.arch: \"{}\" is not a GPU arch (supported: {})", kn, a,
+                                   gpu::supported_arch_list()));
+        sp.arch.push_back(*one);
+      }
+      if (v["arch"] && sp.arch.empty()) fail(origin, "space." + kn + ".arch must not be empty");
       for (int x : sp.nt)
         if (x != 0 && x != 1) fail(origin, "space." + kn + ".NT must contain only 0 and 1");
       for (const auto* l : {&sp.wv, &sp.sk, &sp.mb, &sp.npw, &sp.st})
@@ -330,6 +338,20 @@ std::vector<int> measured_ms(const Spec& s) {
   std::set<int> ms(s.band_limits.begin(), s.band_limits.end());
   ms.insert(s.extra_m.begin(), s.extra_m.end());
   return {ms.begin(), ms.end()};
+}
+
+bool SpaceSpec::applies_to(const gpu::Arch& a) const {
+  if (arch.empty()) return true;
+  // By name, less NVIDIA's arch-specific suffix: sm_90 and sm_90a are one GPU; AMD names differ
+  // below the version (gfx1200 and gfx1201 are both 12.0).
+  auto base = [](const gpu::Arch& x) {
+    std::string n = x.name;
+    if (x.vendor == gpu::Vendor::nvidia && !n.empty() && n.back() == 'a') n.pop_back();
+    return n;
+  };
+  return std::any_of(arch.begin(), arch.end(), [&](const gpu::Arch& x) {
+    return x.vendor == a.vendor && base(x) == base(a);
+  });
 }
 
 }  // namespace r4::tune

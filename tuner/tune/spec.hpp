@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tuner/gpu/arch.hpp"
+
 namespace r4::tune {
 
 struct SpecError : std::runtime_error {
@@ -27,8 +29,16 @@ struct ShapeSpec {
 // `gen` keeps only those kernel generations (0 mma_sync, 1 sm90a; in TOML numbers or names);
 // `st` filters the sm90a generation's ring stages (ST) and leaves mma_sync configs, which have
 // none, alone. WV..NT filter both generations.
+// `arch`, where given, scopes the table: its filters apply only when the sweep compiles for one
+// of these arches (by name; "sm_90" covers sm_90a too); elsewhere the
+// family's default space stands. configs/dflash.toml uses it to leave the mma_sync generation out
+// on Hopper only (docs/TUNER.md "Scoped spaces").
 struct SpaceSpec {
   std::vector<int> wv, sk, mb, npw, nt, gen, st;
+  std::vector<gpu::Arch> arch;
+
+  // Whether the filters apply to a sweep for `a`.
+  [[nodiscard]] bool applies_to(const gpu::Arch& a) const;
 };
 
 struct PoolSpec {

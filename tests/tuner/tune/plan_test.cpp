@@ -104,6 +104,24 @@ TEST(Plan, GenerationsAndTheirFilters) {
     EXPECT_NE(u.config.gen, kernels::kGenSm90a);
 }
 
+// A space table scoped with `arch` filters the plan on those arches only; elsewhere the kernel
+// gets its default space (here: mma_sync stays on sm_80, and on gfx1201 its only generation).
+TEST(Plan, ScopedSpaceAppliesOnItsArchesOnly) {
+  const auto spec = parse_spec(std::string(kTwoKernels) +
+                                   "[space.gemm_w4a8_nt]\ngen = [\"ldg\", \"sm90a\"]\n"
+                                   "arch = [\"sm_90\"]\n",
+                               "t.toml");
+  auto gens = [&](const char* arch) {
+    std::set<int> g;
+    for (const auto& u : make_plan(spec, gpu::Arch::from(arch)).units)
+      if (u.id == kernels::KernelId::gemm_w4a8_nt) g.insert(u.config.gen);
+    return g;
+  };
+  EXPECT_EQ(gens("sm_90"), (std::set<int>{kernels::kGenSm90a, kernels::kGenLdg}));
+  EXPECT_EQ(gens("sm_80"), (std::set<int>{kernels::kGenMmaSync, kernels::kGenLdg}));
+  EXPECT_EQ(gens("gfx1201"), (std::set<int>{kernels::kGenMmaSync}));
+}
+
 TEST(Plan, InjectedFaultsAreExtraUnitsWithTheirOwnCompile) {
   const auto base = parse_spec(kTwoKernels, "t.toml");
   const auto spec =

@@ -44,6 +44,17 @@ TEST(Spec, ShippedSpecsParse) {
   EXPECT_EQ(d.step->chain, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(d.step->m, (std::vector<int>{1, 8, 16, 32, 48, 64}));
   const auto l = load_spec(std::string(R4_SOURCE_ROOT) + "/configs/llama3-8b.toml");
+  // Both shipped specs leave the mma_sync generation of the int4 GEMMs out on Hopper only
+  // (docs/TUNER.md "Scoped spaces").
+  for (const auto* spec : {&d, &l}) {
+    for (const char* k : {"gemm_w4a16_nt", "gemm_w4a8_nt"}) {
+      const auto& sp = spec->space.at(k);
+      EXPECT_EQ(sp.gen, (std::vector<int>{2, 1})) << k;
+      EXPECT_TRUE(sp.applies_to(gpu::Arch::from("sm_90"))) << k;
+      EXPECT_FALSE(sp.applies_to(gpu::Arch::from("sm_80"))) << k;
+      EXPECT_FALSE(sp.applies_to(gpu::Arch::from("gfx1201"))) << k;
+    }
+  }
   ASSERT_TRUE(l.step);
   EXPECT_EQ(l.step->order,
             (std::vector<std::string>{"qkv_proj", "o_proj", "gate_up_proj", "down_proj"}));
@@ -118,6 +129,29 @@ TEST(Spec, SpaceGenerationAndStages) {
   EXPECT_NE(error_of(space + "gen = 1\n").find("space.gemm_w4a16_nt.gen"), std::string::npos);
   EXPECT_NE(error_of(space + "ST = [0]\n").find("1..64"), std::string::npos);
   EXPECT_NE(error_of(space + "stages = [4]\n").find("unknown key 'space.gemm_w4a16_nt.stages'"),
+            std::string::npos);
+}
+
+// `arch` scopes a space table to some GPUs (by name; "sm_90" covers sm_90a); a name
+// that is no GPU arch, an empty list or a non-list is an error naming the key.
+TEST(Spec, SpaceScopedToArches) {
+  const std::string space = std::string(kMinimal) + "[space.gemm_w4a16_nt]\ngen = [\"ldg\"]\n";
+  const auto s = parse_spec(space + "arch = [\"sm_90\", \"gfx1201\"]\n", "t.toml");
+  const auto& sp = s.space.at("gemm_w4a16_nt");
+  ASSERT_EQ(sp.arch.size(), 2u);
+  EXPECT_TRUE(sp.applies_to(gpu::Arch::from("sm_90")));
+  EXPECT_TRUE(sp.applies_to(gpu::Arch::from("sm_90a")));
+  EXPECT_TRUE(sp.applies_to(gpu::Arch::from("gfx1201")));
+  EXPECT_FALSE(sp.applies_to(gpu::Arch::from("sm_80")));
+  EXPECT_FALSE(sp.applies_to(gpu::Arch::from("gfx1200")));
+  EXPECT_TRUE(parse_spec(space, "t.toml")
+                  .space.at("gemm_w4a16_nt")
+                  .applies_to(gpu::Arch::from("sm_80")));  // no arch: everywhere
+  EXPECT_NE(error_of(space + "arch = [\"sm_91x\"]\n").find("space.gemm_w4a16_nt.arch: \"sm_91x\""),
+            std::string::npos);
+  EXPECT_NE(error_of(space + "arch = []\n").find("space.gemm_w4a16_nt.arch must not be empty"),
+            std::string::npos);
+  EXPECT_NE(error_of(space + "arch = \"sm_90\"\n").find("space.gemm_w4a16_nt.arch"),
             std::string::npos);
 }
 
