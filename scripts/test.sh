@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
-echo "== build (RelWithDebInfo)"
-bash scripts/build.sh build
+echo "== build (RelWithDebInfo, without debug info: docs/BUILD.md)"
+bash scripts/build.sh build -DR4_DEBUG_INFO=OFF
 echo "== tests"
 ctest --test-dir build --output-on-failure --parallel "$jobs"
 
