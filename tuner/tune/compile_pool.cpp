@@ -1,6 +1,7 @@
 #include "tuner/tune/compile_pool.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -33,7 +34,8 @@ std::string compile_key(const gpu::CompileRequest& req, const std::string& compi
 std::vector<CompileOutcome> compile_all(
     gpu::Backend& backend, const std::vector<gpu::CompileRequest>& requests,
     const CompileCache& cache, int threads,
-    const std::function<void(std::size_t, const CompileOutcome&)>& on_done) {
+    const std::function<void(std::size_t, const CompileOutcome&)>& on_done,
+    const std::atomic<bool>* cancel) {
   const std::string version = backend.compiler_version();
   std::vector<CompileOutcome> out(requests.size());
   std::vector<std::size_t> todo;
@@ -58,6 +60,7 @@ std::vector<CompileOutcome> compile_all(
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (;;) {
+      if (cancel && cancel->load()) return;
       const std::size_t j = next.fetch_add(1);
       if (j >= todo.size()) return;
       const std::size_t i = todo[j];
@@ -80,7 +83,12 @@ std::vector<CompileOutcome> compile_all(
   for (unsigned t = 0; t < std::min<std::size_t>(n, todo.size()); ++t) pool.emplace_back(work);
   for (std::size_t done = 0; done < todo.size();) {
     std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return !finished.empty(); });
+    // Polled, since whoever cancels does not know this condition variable.
+    const bool cancelled = !cv.wait_for(lock, std::chrono::milliseconds(100), [&] {
+      return !finished.empty();
+    }) && cancel && cancel->load();
+    if (cancelled) break;  // the compiles in flight end before the pool is joined below
+    if (finished.empty()) continue;
     const std::size_t i = finished.front();
     finished.pop_front();
     lock.unlock();

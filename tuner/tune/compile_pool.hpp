@@ -3,6 +3,7 @@
 // not repeated.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -33,10 +34,13 @@ struct CompileCache {
 };
 
 // Compiles every request (in parallel on `threads` threads; 0 = all cores); results keep the
-// order of `requests`. `on_done(i, outcome)` runs on the calling thread as results arrive.
+// order of `requests`, and they are started in that order. `on_done(i, outcome)` runs on the
+// calling thread as results arrive. Once `*cancel` is set no further compile is started; those
+// left out get no on_done and an empty result.
 [[nodiscard]] std::vector<CompileOutcome> compile_all(
     gpu::Backend& backend, const std::vector<gpu::CompileRequest>& requests,
     const CompileCache& cache, int threads,
-    const std::function<void(std::size_t, const CompileOutcome&)>& on_done = {});
+    const std::function<void(std::size_t, const CompileOutcome&)>& on_done = {},
+    const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace r4::tune

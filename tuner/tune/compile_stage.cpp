@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/core.h>
@@ -64,17 +67,55 @@ void set_keys(Plan& plan, const std::string& compiler_version, int threads) {
   work();
 }
 
-void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend) {
+std::vector<std::size_t> compile_order(const Plan& plan, const Spec& spec, const gpu::Arch& arch) {
+  const auto ms = measured_ms(spec);  // ascending
+  std::vector<std::pair<int, std::size_t>> keyed;
+  for (std::size_t i = 0; i < plan.units.size(); ++i) {
+    const auto& u = plan.units[i];
+    int first = std::numeric_limits<int>::max();
+    for (int m : ms) {
+      for (const auto& sh : spec.shapes)
+        if (kernels::is_valid(u.id, u.config, arch, {sh.n, sh.k, m})) first = std::min(first, m);
+      if (first != std::numeric_limits<int>::max()) break;
+    }
+    keyed.emplace_back(first, i);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::size_t> order;
+  for (const auto& [first, i] : keyed) order.push_back(i);
+  return order;
+}
+
+std::vector<std::size_t> units_needed(const Plan& plan, const gpu::Arch& arch, const ShapeSpec& sh,
+                                      int m) {
+  std::vector<std::size_t> needed;
+  for (std::size_t i = 0; i < plan.units.size(); ++i)
+    if (kernels::is_valid(plan.units[i].id, plan.units[i].config, arch, {sh.n, sh.k, m}))
+      needed.push_back(i);
+  return needed;
+}
+
+void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend,
+                   const CompileOverlap& overlap) {
   const auto tc = SweepClock::now();
+  // Without an overlap there is no other thread to guard against: a local mutex stands in.
+  std::mutex own_mu;
+  std::mutex& store_mu = overlap.store_mu ? *overlap.store_mu : own_mu;
+  const auto order = compile_order(plan, ctx.spec, ctx.arch);
   std::vector<gpu::CompileRequest> reqs;
   std::vector<std::string> keys;
   bool have_keys = true;
-  for (const auto& u : plan.units) {
+  for (std::size_t i : order) {
+    const auto& u = plan.units[i];
     reqs.push_back(u.request);
     keys.push_back(u.key);
     have_keys = have_keys && !u.key.empty();
   }
-  Progress prog(ctx.opt.progress, "compile", reqs.size());
+  const auto mode = overlap.plain_progress && ctx.opt.progress == ProgressMode::live
+                        ? ProgressMode::plain
+                        : ctx.opt.progress;
+  Progress prog(mode, "compile", reqs.size());
   std::size_t cached = 0, bad = 0, spilled = 0;
   const std::string compiler = backend.compiler_version();
   // A hit's row is read once (binary included) and linked to the run with the others in one
@@ -83,7 +124,9 @@ void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend) {
   std::map<std::string, db::CompileRow> hits;
   std::vector<db::Id> linked;
   CompileCache cache{[&](const std::string& key) -> std::optional<gpu::CompileResult> {
+                       std::unique_lock lock(store_mu);
                        auto row = ctx.store.find_compile(key);
+                       lock.unlock();
                        if (!row) return std::nullopt;
                        gpu::CompileResult r;
                        r.ok = row->status == db::CompileStatus::ok ||
@@ -94,11 +137,18 @@ void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend) {
                        return r;
                      },
                      nullptr, have_keys ? &keys : nullptr};
+  // Beside racing, one core is left to the worker and the driver, whose every step waits on it.
+  const int threads = ctx.opt.threads > 0 || !overlap.tracker
+                          ? ctx.opt.threads
+                          : static_cast<int>(std::max(2u, std::thread::hardware_concurrency()) - 1);
   auto outcomes = compile_all(
-      backend, reqs, cache, ctx.opt.threads, [&](std::size_t i, const CompileOutcome& o) {
+      backend, reqs, cache, threads,
+      [&](std::size_t j, const CompileOutcome& o) {
+        const std::size_t i = order[j];
         auto& u = plan.units[i];
         u.key = o.key;
         db::CompileRow row;
+        std::unique_lock lock(store_mu);
         if (o.from_cache) {
           ++cached;
           // Moved, not copied: the binaries of a warm sweep are ~100 MB. A key the plan holds
@@ -111,6 +161,7 @@ void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend) {
           row = compile_row(u, o, ctx.arch, compiler);
           u.compile_id = ctx.store.insert_compile(row, ctx.run);
         }
+        lock.unlock();
         u.ok = row.status == db::CompileStatus::ok;
         if (row.status == db::CompileStatus::spills) ++spilled;
         if (row.status == db::CompileStatus::compile_error) {
@@ -124,11 +175,16 @@ void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend) {
               .write(reinterpret_cast<const char*>(row.binary.data()),
                      static_cast<std::streamsize>(row.binary.size()));
         }
+        if (overlap.tracker) overlap.tracker->done(i);
         prog.advance(
             1, fmt::format("{} cached, {} failed, {} spilled (pruned)", cached, bad, spilled));
-      });
+      },
+      overlap.cancel);
   (void)outcomes;
-  ctx.store.link_compiles(ctx.run, linked);
+  {
+    std::lock_guard lock(store_mu);
+    ctx.store.link_compiles(ctx.run, linked);
+  }
   prog.finish(fmt::format("{} compiled, {} from cache, {} failed, {} pruned for spills",
                           reqs.size() - cached, cached, bad, spilled));
   ctx.sec.compile += since(tc);  // += : the step stage compiles its bf16-activation kernels too

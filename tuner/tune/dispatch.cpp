@@ -1,11 +1,18 @@
 #include "tuner/tune/dispatch.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
 
 #include <fmt/core.h>
 
 #include "tuner/gpu/device_json.hpp"
+#include "tuner/tune/compile_stage.hpp"
+#include "tuner/tune/compile_tracker.hpp"
 #include "tuner/tune/progress.hpp"
 
 namespace r4::tune {
@@ -115,18 +122,56 @@ void SingleGpuDispatcher::run(const std::vector<SweepContext*>& groups,
                               const DispatchWork& work) {
   SweepContext& ctx = *groups.at(0);
   const auto ms = measured_ms(ctx.spec);
-  Progress prog(ctx.opt.progress, "measure", ctx.spec.shapes.size() * ms.size());
-  for (const auto& sh : ctx.spec.shapes) {
+  const auto& shapes = ctx.spec.shapes;
+  Progress prog(ctx.opt.progress, "measure", shapes.size() * ms.size());
+  // Every race, in spec order: shapes, then M.
+  std::vector<std::pair<std::size_t, int>> left;
+  for (std::size_t s = 0; s < shapes.size(); ++s)
+    for (int m : ms) left.emplace_back(s, m);
+  // While the compile stage runs beside the races (sweep.cpp), a race is ready once the units it
+  // needs are compiled. Without it every race is ready and the order is the spec's.
+  std::map<std::pair<std::size_t, int>, std::vector<std::size_t>> needed;
+  const auto ready = [&](const std::pair<std::size_t, int>& r) {
+    if (!ctx.compiling || !ctx.plan ||
+        ctx.raced.count({shapes[r.first].n, shapes[r.first].k, r.second}))
+      return true;
+    auto it = needed.find(r);
+    if (it == needed.end())
+      it = needed.emplace(r, units_needed(*ctx.plan, ctx.arch, shapes[r.first], r.second)).first;
+    return ctx.compiling->ready(it->second) || ctx.compiling->finished();
+  };
+  std::optional<std::size_t> current;  // the shape set up in the worker
+  std::set<std::size_t> seen_shapes;   // their per-shape stages done
+  std::size_t compiled = 0;
+  while (!left.empty()) {
+    // The set-up shape's next ready race (a shape's set-up is ~0.4 s on the H200), else the first
+    // ready one in spec order, else wait for the compile stage's next unit.
+    auto pick = left.end();
+    if (current)
+      pick = std::find_if(left.begin(), left.end(),
+                          [&](const auto& r) { return r.first == *current && ready(r); });
+    if (pick == left.end()) pick = std::find_if(left.begin(), left.end(), ready);
+    if (pick == left.end()) {
+      const auto tw = SweepClock::now();
+      compiled = ctx.compiling->wait_progress(compiled);
+      ctx.sec.compile_wait += since(tw);
+      continue;
+    }
+    const auto [s, m] = *pick;
+    left.erase(pick);
+    const auto& sh = shapes[s];
     const auto t0 = SweepClock::now();
-    const std::size_t before = ctx.raced.size();
-    set_up_shape(ctx, worker_, sh);
-    if (work.on_shape) work.on_shape(ctx, worker_, sh);
-    for (int m : ms) work.race(ctx, worker_, sh, m);
+    if (current != s) {
+      set_up_shape(ctx, worker_, sh);
+      current = s;
+      if (seen_shapes.insert(s).second && work.on_shape) work.on_shape(ctx, worker_, sh);
+    }
+    work.race(ctx, worker_, sh, m);
     const auto& t = ctx.tally;
-    prog.advance(ctx.raced.size() - before,
-                 fmt::format("{} ({}x{}) {:.1f} s; {} verified ({} failed), {} timed, {} raced out",
-                             sh.name.empty() ? "shape" : sh.name, sh.n, sh.k, since(t0), t.verified,
-                             t.verify_failed, t.timed, t.raced_out));
+    prog.advance(1, fmt::format("{} ({}x{}) M={} {:.1f} s; {} verified ({} failed), {} timed, "
+                                "{} raced out",
+                                sh.name.empty() ? "shape" : sh.name, sh.n, sh.k, m, since(t0),
+                                t.verified, t.verify_failed, t.timed, t.raced_out));
   }
   prog.finish();
   if (work.after_races) work.after_races(ctx, worker_);

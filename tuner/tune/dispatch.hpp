@@ -2,7 +2,8 @@
 // workers (one per GPU), opens their devices and runs the per-shape and per-race work it is given
 // on them. Three implementations:
 //   SingleGpuDispatcher  one worker on --device (the default): shapes in spec order, each
-//                        shape's races in M order (this file);
+//                        shape's races in M order, or the compiled ones first while the compile
+//                        stage still runs (this file);
 //   HostDispatcher       --devices all|0,2,3: one worker per GPU of the host, each race to the
 //                        first free worker, longest first (host_dispatch.hpp);
 //   MpiDispatcher        under mpirun / srun: each rank drives its host's GPUs as the host
@@ -97,7 +98,9 @@ void set_up_shape(SweepContext& ctx, SweepWorker& worker, const ShapeSpec& sh);
 // devices row.
 void record_gpus(SweepContext& group, db::Id device_id, std::vector<GpuSlot>& gpus, std::size_t g);
 
-// One worker on one GPU (opt.device): shapes in spec order, each shape's races in M order.
+// One worker on one GPU (opt.device): shapes in spec order, each shape's races in M order; while
+// the compile stage runs beside the races, the next race is the set-up shape's next one whose
+// configs are compiled, else the first such in that order.
 class SingleGpuDispatcher final : public Dispatcher {
  public:
   SingleGpuDispatcher(SweepContext& ctx, std::string host);

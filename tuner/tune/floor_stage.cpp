@@ -14,8 +14,8 @@ namespace {
 
 using nlohmann::json;
 
-db::FloorRow floor_row(const SweepContext& ctx, db::FloorKind kind, std::int64_t n,
-                       std::int64_t k, std::int64_t bytes, const std::vector<double>& samples,
+db::FloorRow floor_row(const SweepContext& ctx, db::FloorKind kind, std::int64_t n, std::int64_t k,
+                       std::int64_t bytes, const std::vector<double>& samples,
                        const std::string& detail) {
   const auto s = summarize(samples);
   db::FloorRow f;
@@ -60,8 +60,8 @@ void measure_floors(SweepContext& ctx, SweepWorker& worker, const ShapeSpec& sh)
   if (have_read && have_launch) return;
   const json rep = worker.call({{"op", "floors"}, {"launch", !have_launch}}, 300000);
   if (!rep.value("ok", false))
-    throw std::runtime_error(fmt::format("measuring the floors of N={} K={} failed: {}", sh.n,
-                                         sh.k, rep.value("error", std::string("?"))));
+    throw std::runtime_error(fmt::format("measuring the floors of N={} K={} failed: {}", sh.n, sh.k,
+                                         rep.value("error", std::string("?"))));
   RowBatch batch;
   if (!have_launch && rep.contains("launch")) {
     const auto samples = rep["launch"].at("samples").get<std::vector<double>>();

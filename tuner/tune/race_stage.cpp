@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/family.hpp"
+#include "tuner/tune/compile_stage.hpp"
+#include "tuner/tune/compile_tracker.hpp"
 #include "tuner/tune/race.hpp"
 #include "tuner/tune/verify_stage.hpp"
 #include "tuner/tune/worker_sampler.hpp"
@@ -292,6 +294,12 @@ void store_race(SweepContext& ctx, const ShapeSpec& sh, int m, const std::vector
 
 void run_race(SweepContext& ctx, SweepWorker& worker, Plan& plan, const ShapeSpec& sh, int m) {
   if (ctx.raced.count({sh.n, sh.k, m})) return;  // done before a --resume
+  if (ctx.compiling) {
+    const auto tw = SweepClock::now();
+    ctx.compiling->wait(units_needed(plan, ctx.arch, sh, m));
+    ctx.sec.compile_wait += since(tw);
+    ctx.compiling->race_started();
+  }
   auto cands = verify_candidates(ctx, worker, plan, sh, m);
   if (cands.empty()) {
     ctx.raced.insert({sh.n, sh.k, m});

@@ -6,12 +6,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include <fmt/core.h>
 
@@ -21,6 +25,7 @@
 #include "tuner/mpi/world.hpp"
 #include "tuner/tune/compile_split.hpp"
 #include "tuner/tune/compile_stage.hpp"
+#include "tuner/tune/compile_tracker.hpp"
 #include "tuner/tune/config_validator.hpp"
 #include "tuner/tune/dispatch.hpp"
 #include "tuner/tune/floor_stage.hpp"
@@ -96,7 +101,8 @@ void measure(std::vector<Group>& groups, const std::vector<GpuSlot>& gpus, Dispa
   // After every race of a group, while the workers are up: its decode-step chains, on one of its
   // workers in the process that holds the database (every worker's floors read back first).
   work.after_races = [&](SweepContext& worker, SweepWorker& w) {
-    if (worker.run == 0) return;  // a model with nothing to resume
+    if (worker.run == 0) return;                              // a model with nothing to resume
+    if (worker.compiling) worker.compiling->wait_finished();  // the steps compile and read units
     load_floors(worker);
     run_steps(worker, w, *worker.plan, *by_run.at(worker.run)->backend);
   };
@@ -263,7 +269,20 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store, mpi::Worl
         for (int m : measured_ms(spec)) g.ctx->raced.insert({sh.n, sh.k, m});
 
   const std::string binary_dir = opt.compile_only ? std::string() : make_binary_dir();
+  // One device group in one process: the compile stage runs on a thread of its own, in the order
+  // the races need (compile_order), and each race starts once the configs it needs are compiled
+  // (docs/TUNER.md "Compile and race overlap"). Several groups or MPI ranks compile first.
+  const bool overlap = !opt.compile_only && !world.is_mpi() && groups.size() == 1;
+  std::optional<CompileTracker> tracker;
+  std::atomic<bool> cancel{false};
+  std::jthread compiler;
+  SweepClock::time_point compile_end{};
+  const auto stop_compiling = [&] {
+    cancel = true;
+    if (compiler.joinable()) compiler.join();
+  };
   const auto cleanup = [&] {
+    stop_compiling();  // before the binaries' folder goes: the stage writes there
     std::error_code ec;
     if (!binary_dir.empty()) fs::remove_all(binary_dir, ec);
   };
@@ -275,10 +294,25 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store, mpi::Worl
       g.ctx->binary_dir = binary_dir;
       set_keys(g.plan, g.backend->compiler_version(), opt.threads);
       if (world.root()) print_plan(*g.ctx, g.plan, g.device, *g.backend);
-      if (world.is_mpi())
+      if (world.is_mpi()) {
         compile_split(*g.ctx, g.plan, *g.backend, world);
-      else
+      } else if (overlap) {
+        tracker.emplace(g.plan.units.size());
+        g.ctx->compiling = &*tracker;
+        compiler = std::jthread([&, &gr = g] {
+          try {
+            compile_stage(*gr.ctx, gr.plan, *gr.backend,
+                          {&*tracker, &sink.mutex(), &cancel, /*plain_progress=*/true});
+            compile_end = SweepClock::now();
+            tracker->finish();
+          } catch (...) {
+            compile_end = SweepClock::now();
+            tracker->finish(std::current_exception());
+          }
+        });
+      } else {
         compile_stage(*g.ctx, g.plan, *g.backend);
+      }
     }
   } catch (...) {
     cleanup();
@@ -294,6 +328,7 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store, mpi::Worl
   try {
     measure(groups, opened.gpus, *dispatcher);
   } catch (...) {
+    stop_compiling();  // its rows are written before the run is marked
     if (world.root())
       for (auto& g : groups)
         if (g.ctx->run) store.mark_partial(g.ctx->run, "the sweep stopped early: see the log");
@@ -301,6 +336,15 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store, mpi::Worl
     throw;
   }
   const double racing = since(t0) - before_races;
+  if (tracker) {
+    compiler.join();  // done: after_races waited for it
+    if (const auto first = tracker->first_race(); first.started) {
+      auto& sec = groups[0].ctx->sec;
+      sec.compile_beside =
+          std::max(0.0, std::chrono::duration<double>(compile_end - first.at).count());
+      sec.compiled_at_first_race = first.units_done;
+    }
+  }
   cleanup();
   int rc = 0;
   if (world.root()) {

@@ -47,6 +47,10 @@ struct PhaseSeconds {
   // Wall clock of the driver: from its start to the first race, and the races (with the stages
   // after them: steps). With several GPUs the rest of `total` is what they cannot share.
   double before_races = 0, racing = 0;
+  // With the compile stage beside the races: the part of `compile` after the first race began,
+  // and the races' waits for the units they needed; the configs compiled when it began.
+  double compile_beside = 0, compile_wait = 0;
+  std::size_t compiled_at_first_race = 0;
   // Inside race setup, as the worker reports it.
   double setup_workspace = 0, setup_baselines = 0, setup_candidates = 0, setup_warmup = 0;
 };
@@ -58,6 +62,7 @@ struct SweepTally {
 };
 
 struct Plan;
+class CompileTracker;
 
 // A context is the sweep's (the driver's), a device group's (one run per GPU model, --allow-mixed)
 // or one worker's (a host dispatcher gives each worker thread a copy: its own GPU, ceiling,
@@ -74,8 +79,10 @@ struct SweepContext {
   RowSink* sink = nullptr;       // where write() sends rows; none: straight into `store`
   std::optional<db::Id> gpu_id;  // the GPU this context's worker times on, stamped on its rows
   Plan* plan = nullptr;          // the plan of this context's run (set once compiled)
-  int ranks = 1;                 // the sweep's processes (MPI ranks)
-  int workers = 1;               // GPUs whose phase seconds `sec` sums (the summary says so)
+  // Set while the compile stage runs beside the races: a race waits for the units it needs.
+  CompileTracker* compiling = nullptr;
+  int ranks = 1;    // the sweep's processes (MPI ranks)
+  int workers = 1;  // GPUs whose phase seconds `sec` sums (the summary says so)
   db::Id run = 0;
   gpu::Arch arch;
   double ceiling_gbps = 0;  // the device's streaming-read ceiling (0: none measured)

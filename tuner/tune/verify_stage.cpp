@@ -84,7 +84,9 @@ std::vector<Unit*> verify_candidates(SweepContext& ctx, SweepWorker& worker, Pla
   const auto seed = static_cast<unsigned>(ctx.rng());
   std::vector<Unit*> cands;
   for (auto& u : plan.units) {
-    if (!u.ok || !kernels::is_valid(u.id, u.config, ctx.arch, shape)) continue;
+    // Validity first: a unit this race does not need may still be compiling (its `ok` being
+    // written on the compile stage's thread); the ones it needs are done (run_race waited).
+    if (!kernels::is_valid(u.id, u.config, ctx.arch, shape) || !u.ok) continue;
     const auto key = std::make_tuple(u.compile_id, sh.n, sh.k, m);
     auto it = ctx.checked.find(key);
     if (it == ctx.checked.end())

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 
 namespace r4::tune {
@@ -62,6 +63,32 @@ TEST(CompilePool, KeyDependsOnCompilerAndHeaders) {
   EXPECT_NE(a, compile_key(r, "nvrtc 13.1"));
   r.headers.push_back({"x.h", "int x;"});
   EXPECT_NE(a, compile_key(r, "nvrtc 13.0"));
+}
+
+}  // namespace r4::tune
+
+namespace r4::tune {
+
+// A sweep that stops while its compile stage runs beside the races cancels the rest: the
+// compiles already started end and are reported, no further one starts.
+TEST(CompilePool, CancelStopsStartingCompiles) {
+  auto be = gpu::make_cuda_backend();
+  auto reqs = requests(40);
+  reqs.back() = reqs.front();
+  std::atomic<bool> cancel{false};
+  std::size_t seen = 0;
+  const auto out = compile_all(
+      *be, reqs, CompileCache{}, 1,
+      [&](std::size_t i, const CompileOutcome& o) {
+        EXPECT_TRUE(o.result.ok) << i << ": " << o.result.log;
+        if (++seen == 2) cancel = true;
+      },
+      &cancel);
+  EXPECT_GE(seen, 2u);
+  EXPECT_LT(seen, reqs.size());  // one thread: at most the one in flight after the second
+  EXPECT_LE(seen, 3u);
+  ASSERT_EQ(out.size(), reqs.size());
+  EXPECT_TRUE(out.back().result.binary.empty());  // never started
 }
 
 }  // namespace r4::tune

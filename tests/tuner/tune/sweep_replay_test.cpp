@@ -263,3 +263,53 @@ TEST(SweepReplay, KillNineThenResumeGivesTheUninterruptedCounts) {
   EXPECT_EQ(got.winners, want.winners);
   EXPECT_EQ(got.baselines, want.baselines);
 }
+
+// A cold sweep races beside its compile stage: the configs that the small-M races need compile
+// first (MB 4 is valid only from M = 49), so with one compile thread the first race begins with
+// those compiled and the MB 4 ones compiling. It stores what a sweep on a warm cache stores.
+TEST(SweepReplay, AColdSweepRacesBesideItsCompileAndStoresTheSameRows) {
+  const auto dir = temp_dir();
+  const std::string spec = dir + "/overlap.toml";
+  std::ofstream(spec) << R"(name = "overlap"
+kernels = ["gemm_w4a16_nt"]
+baselines = ["bf16"]
+shapes = [{ name = "hidden_projection", n = 256, k = 5120 }]
+[bands]
+limits = [16, 64]
+[space.gemm_w4a16_nt]
+WV = [4]
+SK = [1]
+NT = [1]
+MB = [1, 4]
+gen = ["mma_sync"]
+[stop]
+min_samples = 5
+max_samples = 15
+max_seconds = 0.5
+)";
+  const auto number_after = [](const std::string& out, const std::string& key) {
+    const auto p = out.find("\"" + key + "\": ");
+    return p == std::string::npos ? -1.0 : std::stod(out.substr(p + key.size() + 4));
+  };
+  auto cold = sh(sweep(spec, dir + "/o.db", "--threads 1 --json"));
+  ASSERT_EQ(cold.code, 0) << cold.out;
+  // The plan line: "...; N configs to compile (0 cached), ...".
+  const auto plan_at = cold.out.find(" configs to compile");
+  ASSERT_NE(plan_at, std::string::npos) << cold.out;
+  const double to_compile = std::stod(cold.out.substr(cold.out.rfind(' ', plan_at - 1)));
+  const double at_first = number_after(cold.out, "compiled_at_first_race");
+  EXPECT_GT(at_first, 0) << cold.out;
+  EXPECT_LT(at_first, to_compile) << "the first race waited for every config\n" << cold.out;
+  EXPECT_GT(number_after(cold.out, "compile_beside_races"), 0) << cold.out;
+  const auto first = counts_of(dir + "/o.db");
+  auto warm = sh(sweep(spec, dir + "/o.db", "--json"));
+  ASSERT_EQ(warm.code, 0) << warm.out;
+  const auto second = counts_of(dir + "/o.db");
+  EXPECT_EQ(first.checks_failed, 0);
+  EXPECT_EQ(second.checks, first.checks);
+  EXPECT_EQ(second.measurements, first.measurements);
+  EXPECT_EQ(second.winners, first.winners);
+  EXPECT_EQ(second.baselines, first.baselines);
+  auto s = r4::db::Store::open_read_only(dir + "/o.db");
+  EXPECT_EQ(s.integrity_check(), "ok");
+}
