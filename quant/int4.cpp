@@ -157,8 +157,10 @@ template <int G>
 
 // The row kernels, compiled once per ISA and picked at load time (GCC's target_clones). Wider
 // vectors change nothing numerically: every lane does the same IEEE float32 operations, the sum
-// order is fixed by torch_sum_128 / torch_sum_f32, and -ffp-contract=off keeps FMAs out.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+// order is fixed by torch_sum_128 / torch_sum_f32, and -ffp-contract=off keeps FMAs out. Not under
+// ThreadSanitizer: the clones' resolver runs during relocation, before TSan's runtime is up, and
+// its instrumented entry crashes the binary (seen with r4tune, GCC 12, session 13).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define R4_QUANT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define R4_QUANT_CLONES
