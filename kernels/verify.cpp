@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <random>
+#include <tuple>
 
 #include <fmt/core.h>
 
@@ -18,8 +20,18 @@ struct Verifier::Impl {
   gpu::Context& ctx;
   gpu::Stream& stream;
   std::unique_ptr<gpu::Module> ref_module, qa_module, qa8_module;
-  gpu::DeviceBuffer wq, wsz, mx_wq, mx_wsz, a_f16, a_bf16, a_q, a_s, a_e4m3, a_s8, out, result,
-      workspace;
+  gpu::DeviceBuffer a_f16, a_bf16, a_q, a_s, a_e4m3, a_s8, out, result, workspace;
+  // Each shape's random weights, kept: a sweep that races beside its compile stage sets a shape
+  // up once per M group (18 times for dflash instead of 6), and drawing gate_up's 89 M weights
+  // (and its MXFP4 ones) on the CPU is most of a set-up. Bounded by kWeightCacheBytes.
+  struct ShapeWeights {
+    gpu::DeviceBuffer wq, wsz, mx_wq, mx_wsz;
+    [[nodiscard]] std::size_t bytes() const {
+      return wq.bytes() + wsz.bytes() + mx_wq.bytes() + mx_wsz.bytes();
+    }
+  };
+  static constexpr std::size_t kWeightCacheBytes = std::size_t{2} << 30;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::uint32_t>, ShapeWeights> weight_cache;
   // The reference per activation kind (0: f16 A, 2: int8 A, 3: e4m3 A, 4: e4m3 A x MXFP4), for
   // the current inputs.
   gpu::DeviceBuffer ref[5], norm[5];
@@ -82,21 +94,30 @@ void Verifier::set_shape(std::int64_t n, std::int64_t k, std::uint32_t seed) {
   if (!layout)
     throw std::invalid_argument("Verifier: no GEMM path (weight layout) for " +
                                 I.ctx.info().arch.name);
-  const auto p = random_packed_weights(*layout, n, k, seed, 0.005f, 0.03f);
-  I.wq = gpu::DeviceBuffer(I.ctx, p.wq.size() * 4);
-  I.wsz = gpu::DeviceBuffer(I.ctx, p.wsz.size() * 4);
-  I.ctx.copy_to_device(I.wq.get(), p.wq.data(), p.wq.size() * 4);
-  I.ctx.copy_to_device(I.wsz.get(), p.wsz.data(), p.wsz.size() * 4);
-  weights_ = {I.wq.get(), I.wsz.get()};
-  mx_weights_ = {};
-  if (has_fp8_mma(I.ctx.info().arch)) {  // the MXFP4 GEMM's own weights, same byte counts
-    const auto mx = random_mx_packed_weights(n, k, seed ^ 0x6d78u);
-    I.mx_wq = gpu::DeviceBuffer(I.ctx, mx.wq.size() * 4);
-    I.mx_wsz = gpu::DeviceBuffer(I.ctx, mx.wsz.size() * 4);
-    I.ctx.copy_to_device(I.mx_wq.get(), mx.wq.data(), mx.wq.size() * 4);
-    I.ctx.copy_to_device(I.mx_wsz.get(), mx.wsz.data(), mx.wsz.size() * 4);
-    mx_weights_ = {I.mx_wq.get(), I.mx_wsz.get()};
+  const auto key = std::make_tuple(n, k, seed);
+  auto it = I.weight_cache.find(key);
+  if (it == I.weight_cache.end()) {
+    Impl::ShapeWeights w;
+    const auto p = random_packed_weights(*layout, n, k, seed, 0.005f, 0.03f);
+    w.wq = gpu::DeviceBuffer(I.ctx, p.wq.size() * 4);
+    w.wsz = gpu::DeviceBuffer(I.ctx, p.wsz.size() * 4);
+    I.ctx.copy_to_device(w.wq.get(), p.wq.data(), p.wq.size() * 4);
+    I.ctx.copy_to_device(w.wsz.get(), p.wsz.data(), p.wsz.size() * 4);
+    if (has_fp8_mma(I.ctx.info().arch)) {  // the MXFP4 GEMM's own weights, same byte counts
+      const auto mx = random_mx_packed_weights(n, k, seed ^ 0x6d78u);
+      w.mx_wq = gpu::DeviceBuffer(I.ctx, mx.wq.size() * 4);
+      w.mx_wsz = gpu::DeviceBuffer(I.ctx, mx.wsz.size() * 4);
+      I.ctx.copy_to_device(w.mx_wq.get(), mx.wq.data(), mx.wq.size() * 4);
+      I.ctx.copy_to_device(w.mx_wsz.get(), mx.wsz.data(), mx.wsz.size() * 4);
+    }
+    std::size_t held = w.bytes();
+    for (const auto& [kk, v] : I.weight_cache) held += v.bytes();
+    if (held > Impl::kWeightCacheBytes) I.weight_cache.clear();  // rare: many large shapes
+    it = I.weight_cache.emplace(key, std::move(w)).first;
   }
+  const auto& w = it->second;
+  weights_ = {w.wq.get(), w.wsz.get()};
+  mx_weights_ = w.mx_wq.bytes() ? W4Weights{w.mx_wq.get(), w.mx_wsz.get()} : W4Weights{};
   n_ = n;
   k_ = k;
 }
