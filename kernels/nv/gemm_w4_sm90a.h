@@ -73,9 +73,10 @@
 #define R4G_STAGE (R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES) + R4G_ABYTES)
 #define R4G_RING_OFFSET 1024                       // the ring after the barriers
 #define R4G_STEPS (R4G_EB == 2 ? 8 : 4)            // wgmma k-steps per stage
-// EXPERIMENT ONLY (r4kern --one --define): R4G_LESION 1 skips the producer's activation staging,
-// 2 the consumers' dequantisation and MMAs; the results are wrong, the time says what each stage
-// costs (METHOD.md: time variants that leave one stage out).
+// EXPERIMENT ONLY (r4kern --one --define): R4G_LESION bit 1 skips the producer's activation
+// staging, bit 2 the consumers' dequantisation and MMAs (3: both, the bare weight ring); the
+// results are wrong, the time says what each stage costs (METHOD.md: time variants that leave one
+// stage out; r4kern times a lesion unchecked and labels it so).
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
@@ -168,21 +169,21 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   u32x4 buf[R4G_DEPTH][R4G_PER];
 #pragma unroll
   for (int j = 0; j < R4G_DEPTH - 1; ++j)
-    if (R4G_LESION != 1 && j < iters) r4g_load_act(buf[j], src_of(j), rows_live, act_stride, pt);
+    if (!(R4G_LESION & 1) && j < iters) r4g_load_act(buf[j], src_of(j), rows_live, act_stride, pt);
   for (int it0 = 0; it0 < iters; it0 += R4G_DEPTH) {
 #pragma unroll
     for (int j = 0; j < R4G_DEPTH; ++j) {
       const int it = it0 + j;
       if (it < iters) {
         const int s = it % R4_ST;
-        if (R4G_LESION != 1 && it + R4G_DEPTH - 1 < iters)
+        if (!(R4G_LESION & 1) && it + R4G_DEPTH - 1 < iters)
           r4g_load_act(buf[(j + R4G_DEPTH - 1) % R4G_DEPTH], src_of(it + R4G_DEPTH - 1), rows_live,
                        act_stride, pt);
         if (it >= R4_ST) {
           r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
           if (lane == 0) issue(it);
         }
-        if (R4G_LESION != 1)
+        if (!(R4G_LESION & 1))
           r4g_store_act(buf[j], ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES),
                         rows_live, pt);
         r4wg::fence_proxy_async();
@@ -292,7 +293,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
       const r4_saddr stage = ring + s * R4G_STAGE;
       const r4_saddr a_stage = stage + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
-      if (R4G_LESION == 2) {
+      if (R4G_LESION & 2) {
         __syncwarp();
         if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
         continue;
