@@ -11,6 +11,8 @@ i=0
 sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy
           --section LaunchStats --section WarpStateStats)
 [[ ${R4_NCU_SOURCE:-0} == 1 ]] && sections+=(--section SourceCounters)
+# R4_NCU_COMPUTE=1 adds the pipes' utilisation (tensor, ALU, FMA; ComputeWorkloadAnalysis).
+[[ ${R4_NCU_COMPUTE:-0} == 1 ]] && sections+=(--section ComputeWorkloadAnalysis)
 for one in ${R4_NCU_CONFIGS:-}; do
   i=$((i + 1))
   IFS=@ read -r cfg shape m defs <<<"$one"
@@ -23,6 +25,6 @@ for one in ${R4_NCU_CONFIGS:-}; do
   timeout 150 ncu --clock-control none --kernel-name "regex:${R4_NCU_KERNEL:-gemm}" --launch-skip 10 --launch-count 1 \
     "${sections[@]}" $B/r4kern --one "$cfg" --shapes "$shape" --m "$m" "${dargs[@]}" \
     >"$OUT/stalls-$i.log" 2>&1
-  grep -E "^one |Duration|DRAM Throughput|L1/TEX Hit|L2 Hit|L1/TEX Cache Throughput|L2 Cache Throughput|Mem Busy|Max Bandwidth|Mem Pipes Busy|Achieved Active Warps|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|Stall|Registers Per|Shared Memory Configuration|Dynamic Shared|Static Shared" \
-    "$OUT/stalls-$i.log" | head -45
+  grep -E "^one |Duration|DRAM Throughput|L1/TEX Hit|L2 Hit|L1/TEX Cache Throughput|L2 Cache Throughput|Mem Busy|Max Bandwidth|Mem Pipes Busy|Achieved Active Warps|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|Stall|Registers Per|Shared Memory Configuration|Dynamic Shared|Static Shared|Pipe|Tensor|Issue Slots|Executed Ipc|SM Busy|Grid Size|Waves Per SM" \
+    "$OUT/stalls-$i.log" | head -60
 done
