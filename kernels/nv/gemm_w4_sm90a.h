@@ -193,6 +193,75 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   }
 }
 
+// EXPERIMENT (R4G_ACP 1, r4kern --one --define; session 14): the producer stages activations with
+// 4-byte cp.async straight into the B tile, and the stage's "full" barrier takes each producer
+// thread's arrival from cp.async.mbarrier.arrive.noinc, so no producer thread waits for an
+// activation load: the ring is ST stages deep for activations as for weights. Above, a register
+// buffer D stages deep holds them, and each stage's stores wait for its loads (one L2 round trip
+// per D stages per producer thread). 16-bit activations take the pair order of
+// b_offset_16_pairs (the dequant swaps bytes 1 and 2 of each packed dword), so every 4-byte word
+// of a row lands whole; 8-bit ones are whole 4-byte groups already (b_offset_8).
+#ifndef R4G_ACP
+#define R4G_ACP 0
+#endif
+#define R4G_WPR (128 * R4G_EB / 4)          // 4-byte words per row per stage
+#define R4G_WPT ((R4G_NR * R4G_WPR) / 128)  // words per producer thread per stage
+__device__ inline void r4g_produce_acp(r4_saddr ring, r4_saddr full, r4_saddr empty,
+                                       const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
+                                       const char* __restrict__ act, int rows_live, i64 act_stride,
+                                       int tile16_first, int ntiles16, int KB, int G, int g_begin,
+                                       int iters) {
+  const int pt = (int)threadIdx.x - 128 * R4G_CW;
+  const int pw = pt >> 5, lane = pt & 31;
+  const auto issue = [&](int it) {
+    const int s = it % R4_ST;
+    const r4_saddr stage = ring + s * R4G_STAGE;
+    const int grp = g_begin + it;
+    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
+#pragma unroll
+    for (int i = 0; i < R4G_TPC; ++i) {
+      const int slot = pw * R4G_TPC + i;
+      const int t16 = min(tile16_first + slot, ntiles16 - 1);
+      r4wg::bulk_copy(stage + slot * R4G_WBYTES, wq + ((i64)t16 * KB + 2 * grp) * 32, R4G_WBYTES,
+                      full + 8 * s, R4_NT != 0);
+      r4wg::bulk_copy(stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES,
+                      wsz + ((i64)t16 * G + grp) * 16, R4G_SBYTES, full + 8 * s, R4_NT != 0);
+    }
+  };
+  if (lane == 0)
+    for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
+  r4_pdl_wait();
+  for (int it = 0; it < iters; ++it) {
+    const int s = it % R4_ST;
+    if (it >= R4_ST) {
+      r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
+      if (lane == 0) issue(it);
+    }
+    const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
+    const char* src = act + (i64)(g_begin + it) * 128 * R4G_EB;
+    if (!(R4G_LESION & 1)) {
+      // Thread pt takes word w = pt % WPR of rows n0, n0 + 128 / WPR, ... (WPR divides 128): a
+      // warp's 32 lanes take 32 consecutive words (128 B) of one row, coalesced.
+      const int w = pt % R4G_WPR, n0 = pt / R4G_WPR;
+#if R4G_EB == 1
+      const r4_saddr dst0 = a_stage + r4::wgmma_layout::b_offset_8(0, 4 * w, R4G_NR);
+#else
+      const r4_saddr dst0 = a_stage + r4::wgmma_layout::b_offset_16_pairs(0, 2 * w, R4G_NR);
+#endif
+      const char* src0 = src + 4 * w;
+#pragma unroll 4
+      for (int i = 0; i < R4G_WPT; ++i) {
+        const int n = n0 + i * (128 / R4G_WPR);
+        // Row n's offset in the B tile: its core matrix (n / 8) and its 16-byte row (n % 8).
+        if (n < rows_live)
+          r4wg::cp_async4(dst0 + (n >> 3) * r4::wgmma_layout::kCoreBytes + (n & 7) * 16,
+                          src0 + (i64)n * act_stride);
+      }
+    }
+    r4wg::cp_async_mbar_arrive_noinc(full + 8 * s);
+  }
+}
+
 // The lane's A fragments of one stage for one 16-row tile, as codes (the group scale is applied to
 // the group's partial, below): 16-bit paths 8 k16 steps, int8 4 k32 steps (bytes 16 * code).
 __device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS][4]) {
@@ -206,7 +275,13 @@ __device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS]
     r4nv::dequant_s8(wv.x, wv.y, a[2 * b]);
     r4nv::dequant_s8(wv.z, wv.w, a[2 * b + 1]);
 #else
+#if R4G_ACP
+    // The pair order of b_offset_16_pairs: swap bytes 1 and 2 of each packed dword.
+    const u32 w4[4] = {r4nv::prmt(wv.x, 0u, 0x3120u), r4nv::prmt(wv.y, 0u, 0x3120u),
+                       r4nv::prmt(wv.z, 0u, 0x3120u), r4nv::prmt(wv.w, 0u, 0x3120u)};
+#else
     const u32 w4[4] = {wv.x, wv.y, wv.z, wv.w};
+#endif
 #pragma unroll
     for (int s = 0; s < 4; ++s) {
 #if R4_ACT_KIND == 1
@@ -273,7 +348,12 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   const int wg = (int)(threadIdx.x >> 7);
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
   if (wg == R4G_CW) {
-    r4g_produce(ring, full, empty, wq, wsz,
+#if R4G_ACP
+    r4g_produce_acp(
+#else
+    r4g_produce(
+#endif
+                ring, full, empty, wq, wsz,
                 static_cast<const char*>(act) + (i64)m_base * K * R4G_EB, rows_live,
                 (i64)K * R4G_EB, tile16_first, ntiles16, KB, G, g_begin, iters);
   } else {
@@ -291,6 +371,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     for (int it = 0; it < iters; ++it) {
       const int s = it % R4_ST;
       r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
+      if (R4G_ACP) r4wg::fence_proxy_async();  // the cp.async writes, before wgmma reads them
       const r4_saddr stage = ring + s * R4G_STAGE;
       const r4_saddr a_stage = stage + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
       if (R4G_LESION & 2) {
@@ -314,6 +395,11 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
         }
       r4wg::wgmma_commit();
+      // Every stage waits for its own wgmmas before the promotion. Keeping two stages' groups in
+      // flight (two partials, wgmma.wait_group 1) was tried (session 14): ptxas 13.0 then warns
+      // C7514 and serialises the wgmmas, since the promotion reads accumulator registers between
+      // a wgmma's issue and the wait that retires it. The overlap comes from a second consumer
+      // warpgroup and from other blocks on the SM instead.
       r4wg::wgmma_wait<0>();
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p)
