@@ -22,8 +22,7 @@
 // (kernels/nv/gemm_w4_sm90a.h: bulk-copy ring, warp specialisation, wgmma), on a compute
 // capability 9.x device, compiled for sm_90a; its tuple is (WV, SK, MB, NPW, NT, ST):
 //   WV  consumer warps: 4 or 8 (one or two consumer warpgroups; a producer warpgroup is added)
-//   SK  1: one block per tile; >= 2: stream-K over at most tiles * SK resident workers
-//       (is_stream_k below)                            {1, 2, 4, 8, 16}, SK <= K/128
+//   SK  split-K over the 128-K groups                   {1, 2, 4, 8, 16}, SK <= K/128
 //   MB  16-row M tiles per block = wgmma N / 16         {1, 2, 4}, MB <= ceil(M/16)
 //   NPW 16-row N tiles per consumer warp (each consumer warpgroup owns NPW 64-row tiles) {1, 2}
 //   NT  L2 evict-first weight copies                    {0, 1}
@@ -132,26 +131,6 @@ inline constexpr int kSm90aSharedLimit = 232448 - 1024;
   return 0;
 }
 
-// The sm90a generation at SK >= 2 splits its work stream-K (kernels/nv/gemm_w4_sm90a.h): the
-// (tile, 128-K group) units in tile-major order, evenly over x workers, x at most tiles * SK and
-// at most the blocks resident at once; a tile's partials are summed by its last contributor.
-[[nodiscard]] constexpr bool is_stream_k(const Config& c) {
-  return c.gen == kGenSm90a && c.sk >= 2;
-}
-// Workers of a stream-K launch: `most` (tiles * SK) per M block, cut so that the z M blocks'
-// workers are resident together (`resident` blocks at once on the device), at least 1.
-[[nodiscard]] constexpr unsigned stream_k_workers(unsigned most, unsigned z, int resident) {
-  const unsigned fit = resident > 0 ? static_cast<unsigned>(resident) / (z > 0 ? z : 1) : 1;
-  return most < fit ? most : (fit > 0 ? fit : 1);
-}
-// f32 partial slots per output in the split-K workspace: SK for split-K; 2 * SK for stream-K,
-// whose x <= tiles * SK workers each take at least q = floor(G / SK) >= 1 units (G = K / 128 >=
-// SK), so a tile of G units meets at most floor((G - 2) / q) + 2 of them: with G = SK q + r,
-// r < SK, that is at most SK + (r - 2) / q + 2 <= 2 * SK - 1. The kernel traps past 2 * SK.
-[[nodiscard]] constexpr int partial_slots(const Config& c) {
-  return is_stream_k(c) ? 2 * c.sk : c.sk;
-}
-
 namespace detail {
 constexpr bool one_of(int v, std::initializer_list<int> set) {
   for (int s : set)
@@ -171,9 +150,8 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
   if (id == KernelId::gemm_w4a16_nt && c.wv == 8 && c.npw == 2 && c.mb == 4)
     return false;  // 192 live registers over the 168 of 384 threads: spills
   if ((id == KernelId::gemm_w4a8_nt || id == KernelId::gemm_w4a8fp8_nt) && c.wv == 8 &&
-      c.npw == 2 && c.mb == 4 && (c.st == 6 || c.sk >= 2))
-    return false;  // at the 168-register cap, NVRTC 13.0 spills 4 B at ST 6 (not at 4 or 8), and
-                   // the stream-K epilogue (SK >= 2) 68-76 B (nvcc 13.0 -Xptxas -v, session 14)
+      c.npw == 2 && c.mb == 4 && c.st == 6)
+    return false;  // at the 168-register cap, NVRTC 13.0 spills 4 B at ST 6 (not at 4 or 8): CI
   return sm90a_shared_bytes(id, c) <= kSm90aSharedLimit;
 }
 

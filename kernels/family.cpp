@@ -99,10 +99,7 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
   d.grid = {ceil_div(s.n / 16, c.wv * c.npw), static_cast<unsigned>(c.sk),
             ceil_div(ceil_div(s.m, 16), c.mb)};
   if (c.gen == kGenSm90a) {
-    // kernels/nv/gemm_w4_sm90a.h: WV consumer warps + a producer warpgroup. Stream-K (SK >= 2):
-    // x is the most workers, tiles * SK; a launch takes the resident count if that is smaller
-    // (launch_grid).
-    if (is_stream_k(c)) d.grid = {d.grid.x * d.grid.y, 1, d.grid.z};
+    // kernels/nv/gemm_w4_sm90a.h: WV consumer warps + a producer warpgroup; the same grid.
     d.block = {static_cast<unsigned>(c.wv * wave + 128), 1, 1};
     d.shared_bytes = static_cast<unsigned>(sm90a_shared_bytes(id, c));
     return d;
@@ -112,20 +109,10 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
   return d;
 }
 
-LaunchDims launch_grid(gpu::Kernel& k, KernelId id, const Config& c, const gpu::Arch& arch,
-                       const Shape& s) {
-  auto d = launch_dims(id, c, arch, s);
-  if (!is_quant(id) && is_stream_k(c)) {
-    const int resident = k.resident_blocks(d.block.x, d.shared_bytes);
-    d.grid.x = stream_k_workers(d.grid.x, d.grid.z, resident);
-  }
-  return d;
-}
-
 std::size_t workspace_bytes(KernelId id, const Config& c, const Shape& s) {
   if (is_quant(id) || c.sk == 1) return 0;
   return static_cast<std::size_t>(kSplitKCounters) * 4 +
-         static_cast<std::size_t>(partial_slots(c)) * static_cast<std::size_t>(s.m * s.n) * 4;
+         static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(s.m * s.n) * 4;
 }
 
 std::int64_t weight_bytes(std::int64_t n, std::int64_t k) {
@@ -139,7 +126,7 @@ void launch_gemm_w4a16(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, c
   int m = static_cast<int>(s.m), n = static_cast<int>(s.n), kk = static_cast<int>(s.k);
   gpu::DevicePtr wq = w.wq, wsz = w.wsz;
   void* args[] = {&a, &wq, &wsz, &out, &workspace, &m, &n, &kk};
-  launch_raw(k, launch_grid(k, KernelId::gemm_w4a16_nt, c, arch, s), stream, args, opt);
+  launch_raw(k, launch_dims(KernelId::gemm_w4a16_nt, c, arch, s), stream, args, opt);
 }
 
 void launch_gemm_a8(KernelId id, gpu::Kernel& k, const Config& c, const gpu::Arch& arch,
@@ -151,7 +138,7 @@ void launch_gemm_a8(KernelId id, gpu::Kernel& k, const Config& c, const gpu::Arc
   int m = static_cast<int>(s.m), n = static_cast<int>(s.n), kk = static_cast<int>(s.k);
   gpu::DevicePtr wq = w.wq, wsz = w.wsz;
   void* args[] = {&aq, &sa, &wq, &wsz, &out, &workspace, &m, &n, &kk};
-  launch_raw(k, launch_grid(k, id, c, arch, s), stream, args, opt);
+  launch_raw(k, launch_dims(id, c, arch, s), stream, args, opt);
 }
 
 void launch_gemm_w4a8(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, const Shape& s,

@@ -38,16 +38,10 @@ struct LaunchDims {
 [[nodiscard]] LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch,
                                      const Shape& s);
 
-// What a launch of kernel `k` uses: launch_dims, with a stream-K grid (the sm90a generation at
-// SK >= 2, kernels/config.hpp) cut to the blocks the device runs at once (stream_k_workers). The
-// typed launchers below launch with it.
-[[nodiscard]] LaunchDims launch_grid(gpu::Kernel& k, KernelId id, const Config& c,
-                                     const gpu::Arch& arch, const Shape& s);
-
 // Bytes of split-K workspace a launch needs: 0 when SK == 1, else 64 KiB of tile counters plus
-// partial_slots(c)*M*N f32 partials (SK of them for split-K, 2*SK for stream-K). Zero it once when
-// allocating; launches leave the counters at zero. One workspace serves every shape whose need it
-// covers, as long as launches using it are ordered (one stream).
+// SK*M*N f32 partials. Zero it once when allocating; launches leave the counters at zero. One
+// workspace serves every shape whose need it covers, as long as launches using it are ordered
+// (one stream).
 [[nodiscard]] std::size_t workspace_bytes(KernelId id, const Config& c, const Shape& s);
 
 // Bytes of packed weight + scale dwords for (N, K): N*K/2 + N*K/128*4.

@@ -141,7 +141,7 @@ __device__ inline void r4g_store_act(const u32x4 (&v)[R4G_PER], r4_saddr a_stage
 __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
                                    const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                                    const char* __restrict__ act, int rows_live, i64 act_stride,
-                                   int ntiles16, int KB, int G, int u_begin,
+                                   int tile16_first, int ntiles16, int KB, int G, int g_begin,
                                    int iters) {
   const int pt = (int)threadIdx.x - 128 * R4G_CW;  // 0..127
   const int pw = pt >> 5, lane = pt & 31;
@@ -149,8 +149,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   const auto issue = [&](int it) {
     const int s = it % R4_ST;
     const r4_saddr stage = ring + s * R4G_STAGE;
-    const int u = u_begin + it;  // work unit: (64*CW*NPW-row tile, 128-K group)
-    const int tile16_first = (u / G) * R4G_SLOTS, grp = u % G;
+    const int grp = g_begin + it;
     r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
 #pragma unroll
     for (int i = 0; i < R4G_TPC; ++i) {
@@ -166,7 +165,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   if (lane == 0)
     for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
   r4_pdl_wait();  // the previous kernel may still be writing the activations
-  const auto src_of = [&](int it) { return act + ((u_begin + it) % G) * (128 * R4G_EB); };
+  const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
   u32x4 buf[R4G_DEPTH][R4G_PER];
 #pragma unroll
   for (int j = 0; j < R4G_DEPTH - 1; ++j)
@@ -210,15 +209,14 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
 __device__ inline void r4g_produce_acp(r4_saddr ring, r4_saddr full, r4_saddr empty,
                                        const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                                        const char* __restrict__ act, int rows_live, i64 act_stride,
-                                       int ntiles16, int KB, int G, int u_begin,
+                                       int tile16_first, int ntiles16, int KB, int G, int g_begin,
                                        int iters) {
   const int pt = (int)threadIdx.x - 128 * R4G_CW;
   const int pw = pt >> 5, lane = pt & 31;
   const auto issue = [&](int it) {
     const int s = it % R4_ST;
     const r4_saddr stage = ring + s * R4G_STAGE;
-    const int u = u_begin + it;  // work unit: (64*CW*NPW-row tile, 128-K group)
-    const int tile16_first = (u / G) * R4G_SLOTS, grp = u % G;
+    const int grp = g_begin + it;
     r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
 #pragma unroll
     for (int i = 0; i < R4G_TPC; ++i) {
@@ -240,7 +238,7 @@ __device__ inline void r4g_produce_acp(r4_saddr ring, r4_saddr full, r4_saddr em
       if (lane == 0) issue(it);
     }
     const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
-    const char* src = act + ((u_begin + it) % G) * (128 * R4G_EB);
+    const char* src = act + (i64)(g_begin + it) * 128 * R4G_EB;
     if (!(R4G_LESION & 1)) {
       // Thread pt takes word w = pt % WPR of rows n0, n0 + 128 / WPR, ... (WPR divides 128): a
       // warp's 32 lanes take 32 consecutive words (128 B) of one row, coalesced.
@@ -319,32 +317,6 @@ typedef float r4g_part;
 __device__ inline float r4g_to_float(float f) { return f; }
 #endif
 
-// Stream-K (SK >= 2; session 14). The work is the sequence of units (64*CW*NPW-row tile t, 128-K
-// group) in tile-major order, U = tiles * G of them per 16*MB-row M block (blockIdx.z), and CTA x
-// of the gridDim.x "workers" takes units [x*U/P, (x+1)*U/P): every SM gets the same share however
-// the tile count falls. Split-K gave each (tile, split) its own CTA; with one CTA per SM (the
-// large configs: 384 threads at up to 168 registers) gate_up's 68 256-row tiles ran on 68 of 132
-// SMs at SK = 1 and in two waves at SK = 2 (H200, ncu: grid 68, 0.52 waves; the bare weight ring
-// at 68 CTAs 23.1 us against 16.7 at 544). The host sizes the grid to the blocks that are resident
-// at once (kernels/family.cpp stream_k_workers), at most tiles * SK, so a worker's range is at
-// least floor(G / SK) units and a tile has at most 2 * SK contributors.
-// A worker's segment of a tile (its units of that tile) is stored directly when it is the whole
-// tile; otherwise its f32 partial (times the activation row scale) goes to slot j = worker -
-// (the first worker of the tile) of ws_partials[j][m][n], and the tile's last contributor to
-// arrive (one atomic counter per (M block, tile)) sums slots 0..nc-1 in that order: deterministic,
-// as kernels/splitk.h. The workspace holds the counters and 2 * SK * M * N floats.
-#define R4G_STREAMK (R4_SK >= 2)
-
-// The worker whose range holds unit u: the largest x with floor(x * U / P) <= u.
-__device__ inline int r4g_owner(i64 u, i64 U, int P) {
-  return (int)(((u + 1) * P + U - 1) / U) - 1;
-}
-
-// Consumer warpgroups only (the producer runs ahead): named barrier 1.
-__device__ inline void r4g_consumer_sync() {
-  asm volatile("bar.sync 1, %0;\n" ::"n"(128 * R4G_CW) : "memory");
-}
-
 // The kernel body; the .cu files wrap it in their extern "C" entry points.
 __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf16/int8
                                 const float* __restrict__ sa,  // [M] int8 row scales, or null
@@ -356,20 +328,13 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   const r4_saddr full = base, empty = base + 8 * R4_ST;
   const r4_saddr ring = base + R4G_RING_OFFSET;
   const int KB = K >> 6, G = K >> 7;
+  const int g_begin = (int)(((i64)blockIdx.y * G) / R4_SK);
+  const int g_end = (int)(((i64)(blockIdx.y + 1) * G) / R4_SK);
+  const int iters = g_end - g_begin;
   const int ntiles16 = N >> 4;
+  const int tile16_first = (int)blockIdx.x * R4G_SLOTS;
   const int m_base = (int)blockIdx.z * R4G_NR;
   const int rows_live = min(R4G_NR, M - m_base);
-#if R4G_STREAMK
-  const int nblk = (ntiles16 + R4G_SLOTS - 1) / R4G_SLOTS;
-  const int U = nblk * G;  // < 2^31: N / 16 * K / 128 for any N, K the family takes
-  const int P = (int)gridDim.x;
-  const int u_begin = (int)((i64)blockIdx.x * U / P);
-  const int iters = (int)((i64)(blockIdx.x + 1) * U / P) - u_begin;
-  __shared__ int r4g_is_last;
-#else
-  const int u_begin = (int)blockIdx.x * G;  // SK = 1: the CTA's tile, every group
-  const int iters = G;
-#endif
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < R4_ST; ++s) {
@@ -381,6 +346,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   __syncthreads();
 
   const int wg = (int)(threadIdx.x >> 7);
+  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
   if (wg == R4G_CW) {
 #if R4G_ACP
     r4g_produce_acp(
@@ -389,36 +355,30 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #endif
                 ring, full, empty, wq, wsz,
                 static_cast<const char*>(act) + (i64)m_base * K * R4G_EB, rows_live,
-                (i64)K * R4G_EB, ntiles16, KB, G, u_begin, iters);
-    return;
-  }
-  const int warp = (int)((threadIdx.x >> 5) & 3), lane = r4_lane();
-  const int g = lane >> 2, t = lane & 3;
-  float acc[R4_NPW][R4G_NR / 2];
-  r4g_part part[R4_NPW][R4G_NR / 2];
-#pragma unroll
-  for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-    for (int i = 0; i < R4G_NR / 2; ++i) part[p][i] = 0;
-  // One trip per segment: this worker's units of one tile (SK = 1: the one segment, every group).
-  for (int it0 = 0; it0 < iters;) {
-    const int u0 = u_begin + it0;
-    const int tile = u0 / G, seg_first = u0 % G;
-    const int seg_end = R4G_STREAMK ? it0 + min(G - seg_first, iters - it0) : iters;
+                (i64)K * R4G_EB, tile16_first, ntiles16, KB, G, g_begin, iters);
+  } else {
+    const int warp = (int)((threadIdx.x >> 5) & 3), lane = r4_lane();
+    const int g = lane >> 2, t = lane & 3;
+    float acc[R4_NPW][R4G_NR / 2];
+    r4g_part part[R4_NPW][R4G_NR / 2];
 #pragma unroll
     for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
-      for (int i = 0; i < R4G_NR / 2; ++i) acc[p][i] = 0.0f;
-  for (int it = it0; it < seg_end; ++it) {
-    const int s = it % R4_ST;
-    r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
-    if (R4G_ACP) r4wg::fence_proxy_async();  // the cp.async writes, before wgmma reads them
-    const r4_saddr stage = ring + s * R4G_STAGE;
-    const r4_saddr a_stage = stage + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
-    if (R4G_LESION & 2) {
-      __syncwarp();
-      if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
-    } else {
+      for (int i = 0; i < R4G_NR / 2; ++i) {
+        acc[p][i] = 0.0f;
+        part[p][i] = 0;
+      }
+    for (int it = 0; it < iters; ++it) {
+      const int s = it % R4_ST;
+      r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
+      if (R4G_ACP) r4wg::fence_proxy_async();  // the cp.async writes, before wgmma reads them
+      const r4_saddr stage = ring + s * R4G_STAGE;
+      const r4_saddr a_stage = stage + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
+      if (R4G_LESION & 2) {
+        __syncwarp();
+        if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
+        continue;
+      }
       u32 a[R4_NPW][R4G_STEPS][4];
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p)
@@ -458,92 +418,31 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       __syncwarp();
       if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
     }
-  }
-
-    // ---- the segment's epilogue: tile `tile`, groups seg_first .. seg_first + seg_end - it0 - 1
-    const bool last = seg_end == iters;
-    const int seg_len = seg_end - it0;
-    it0 = seg_end;
-    if (last && R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
+    if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
     r4_pdl_wait();  // returns at once by now (the producer waited); orders the writes below
-    const int tile16_first = tile * R4G_SLOTS;
-#if R4G_STREAMK
-    const bool whole = seg_first == 0 && seg_len == G;
-    const int first_worker = r4g_owner((i64)tile * G, U, P);
-    const int nc = r4g_owner((i64)tile * G + G - 1, U, P) - first_worker + 1;
-    if (nc > 2 * R4_SK) __trap();  // a grid over tiles * SK: the workspace has 2 * SK slots
-    float* const partials =
-        reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES);
-    float* const mine = partials + (i64)((int)blockIdx.x - first_worker) * M * N;
-#else
-    const bool whole = true;
-    float* const mine = nullptr;
-    (void)seg_len;
-#endif
     // D[row][col]: row = weight row (output n), col = activation row (output m).
-    const auto store = [&](auto put) {
 #pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) {
-        const int t16 = tile16_first + (wg * R4_NPW + p) * 4 + warp;
-        if (t16 < ntiles16) {
-          const int n0 = t16 * 16 + g;
+    for (int p = 0; p < R4_NPW; ++p) {
+      const int t16 = tile16_first + (wg * R4_NPW + p) * 4 + warp;
+      if (t16 < ntiles16) {
+        const int n0 = t16 * 16 + g;
 #pragma unroll
-          for (int i = 0; i < R4G_NR / 8; ++i) {
-            const int m = m_base + 8 * i + 2 * t;
+        for (int i = 0; i < R4G_NR / 8; ++i) {
+          const int m = m_base + 8 * i + 2 * t;
 #if R4_ACT_KIND >= 2
-            const float sa0 = m < M ? sa[m] : 0.0f, sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
+          const float sa0 = m < M ? sa[m] : 0.0f, sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
 #else
-            const float sa0 = 1.0f, sa1 = 1.0f;
+          const float sa0 = 1.0f, sa1 = 1.0f;
 #endif
-            if (m < M) put((i64)m * N + n0, acc[p][4 * i] * sa0);
-            if (m + 1 < M) put((i64)(m + 1) * N + n0, acc[p][4 * i + 1] * sa1);
-            if (m < M) put((i64)m * N + n0 + 8, acc[p][4 * i + 2] * sa0);
-            if (m + 1 < M) put((i64)(m + 1) * N + n0 + 8, acc[p][4 * i + 3] * sa1);
-          }
+          o.put(m, n0, acc[p][4 * i] * sa0);
+          o.put(m + 1, n0, acc[p][4 * i + 1] * sa1);
+          o.put(m, n0 + 8, acc[p][4 * i + 2] * sa0);
+          o.put(m + 1, n0 + 8, acc[p][4 * i + 3] * sa1);
         }
-      }
-    };
-    if (whole)
-      store([&](i64 at, float v) { C[at] = r4_f32_to_bf16(v); });
-    else
-      store([&](i64 at, float v) { mine[at] = v; });
-#if R4G_STREAMK
-    if (!whole) {
-      // The tile's last contributor to arrive sums the slots in order (kernels/splitk.h's scheme).
-      u32* counters = static_cast<u32*>(ws);
-      const int ci = (int)blockIdx.z * nblk + tile;
-      __threadfence();
-      r4g_consumer_sync();
-      if (threadIdx.x == 0) r4g_is_last = atomicAdd(&counters[ci], 1u) == (u32)(nc - 1);
-      r4g_consumer_sync();
-      if (r4g_is_last) {
-        __threadfence();
-        const int n_begin = tile16_first * 16;
-        const int n_count = min(R4G_SLOTS * 16, N - n_begin), n4 = n_count >> 2;
-        const int total = rows_live * n4;
-#pragma unroll 1
-        for (int q = (int)threadIdx.x; q < total; q += 128 * R4G_CW) {
-          const int m = m_base + q / n4, n = n_begin + 4 * (q % n4);
-          float4 sum = r4_ld_coherent4(&partials[(i64)m * N + n]);
-#pragma unroll 1
-          for (int j = 1; j < nc; ++j) {
-            const float4 v = r4_ld_coherent4(&partials[((i64)j * M + m) * N + n]);
-            sum.x += v.x;
-            sum.y += v.y;
-            sum.z += v.z;
-            sum.w += v.w;
-          }
-          u16* c = C + (i64)m * N + n;
-          c[0] = r4_f32_to_bf16(sum.x);
-          c[1] = r4_f32_to_bf16(sum.y);
-          c[2] = r4_f32_to_bf16(sum.z);
-          c[3] = r4_f32_to_bf16(sum.w);
-        }
-        if (threadIdx.x == 0) counters[ci] = 0u;
       }
     }
-#endif
   }
+  r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR);
 }
 
 #endif  // R4_KERNELS_NV_GEMM_W4_SM90A_H

@@ -181,38 +181,5 @@ TEST(Family, NamesAndWorkspace) {
   EXPECT_LE(d.shared_bytes, static_cast<unsigned>(kSharedLimit));
 }
 
-// The sm90a generation at SK >= 2 is stream-K (kernels/nv/gemm_w4_sm90a.h): launch_dims gives the
-// most workers (tiles * SK) in x, a launch cuts that to the resident blocks, and the workspace
-// holds 2 * SK partial slots per output (kernels/config.hpp partial_slots says why).
-TEST(Family, StreamKGridAndWorkspace) {
-  const Config sk1{8, 1, 4, 2, 1, kGenSm90a, 4}, sk2{8, 2, 4, 1, 1, kGenSm90a, 4};
-  EXPECT_FALSE(is_stream_k(sk1));
-  EXPECT_TRUE(is_stream_k(sk2));
-  EXPECT_FALSE(is_stream_k(Config{4, 2, 1, 1, 0}));              // mma_sync: split-K
-  EXPECT_FALSE(is_stream_k(Config{2, 2, 1, 1, 0, kGenLdg, 2}));  // ldg: split-K
-  const Shape gate_up{17408, 5120, 64};
-  const auto d1 = launch_dims(KernelId::gemm_w4a8_nt, sk1, sm90, gate_up);
-  EXPECT_EQ(d1.grid.x, 68u);  // 17408 rows / 256 per block
-  EXPECT_EQ(d1.grid.y, 1u);
-  const auto d2 = launch_dims(KernelId::gemm_w4a8_nt, sk2, sm90, gate_up);
-  EXPECT_EQ(d2.grid.x, 136u * 2);  // 128-row tiles * SK
-  EXPECT_EQ(d2.grid.y, 1u);
-  EXPECT_EQ(d2.grid.z, 1u);
-  EXPECT_EQ(workspace_bytes(KernelId::gemm_w4a8_nt, sk2, gate_up),
-            65536u + 2u * 2 * 64 * 17408 * 4);
-  EXPECT_EQ(workspace_bytes(KernelId::gemm_w4a8_nt, sk1, gate_up), 0u);
-  EXPECT_EQ(partial_slots(Config{4, 4, 1, 1, 0}), 4);
-  EXPECT_EQ(partial_slots(sk2), 4);
-  // Workers: the resident blocks over the M blocks, never more than tiles * SK, at least 1.
-  EXPECT_EQ(stream_k_workers(272, 1, 132), 132u);
-  EXPECT_EQ(stream_k_workers(272, 4, 264), 66u);
-  EXPECT_EQ(stream_k_workers(40, 1, 132), 40u);
-  EXPECT_EQ(stream_k_workers(40, 2, 1), 1u);
-  EXPECT_EQ(stream_k_workers(40, 1, 0), 1u);
-  // The one tuple class whose stream-K epilogue spills at the 168-register cap is left out.
-  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, Config{8, 2, 4, 2, 0, kGenSm90a, 4}, sm90));
-  EXPECT_TRUE(is_valid(KernelId::gemm_w4a8_nt, Config{8, 1, 4, 2, 0, kGenSm90a, 4}, sm90));
-}
-
 }  // namespace
 }  // namespace r4::kernels

@@ -58,11 +58,6 @@ class Kernel {
   virtual void launch_with(Dim3 grid, Dim3 block, unsigned shared_bytes, Stream& s, void** args,
                            const LaunchOptions& opt) = 0;
   [[nodiscard]] virtual Resources resources() const = 0;
-  // The most blocks of `threads` threads and `shared_bytes` of dynamic shared memory that the
-  // device runs at once: the occupancy calculator's blocks per multiprocessor times the device's
-  // multiprocessors. A grid of that size is resident as a whole (the sm90a generation's stream-K
-  // workers, kernels/family.cpp). At least 1.
-  [[nodiscard]] virtual int resident_blocks(unsigned threads, unsigned shared_bytes) = 0;
   [[nodiscard]] virtual const std::string& name() const = 0;
 };
 

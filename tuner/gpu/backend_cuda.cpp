@@ -3,12 +3,10 @@
 #include <cuda.h>
 #include <nvrtc.h>
 
-#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
-#include <utility>
 
 #include <fmt/core.h>
 
@@ -45,7 +43,6 @@ struct DriverApi {
   decltype(&cuModuleGetFunction) module_function{};
   decltype(&cuFuncGetAttribute) func_attribute{};
   decltype(&cuFuncSetAttribute) func_set_attribute{};
-  decltype(&cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancy{};
   decltype(&cuLaunchKernel) launch{};
   decltype(&cuLaunchKernelEx) launch_ex{};
   decltype(&cuStreamCreate) stream_create{};
@@ -96,7 +93,6 @@ struct DriverApi {
     lib.bind(module_function, "cuModuleGetFunction");
     lib.bind(func_attribute, "cuFuncGetAttribute");
     lib.bind(func_set_attribute, "cuFuncSetAttribute");
-    lib.bind(occupancy, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     lib.bind(launch, "cuLaunchKernel");
     lib.bind(launch_ex, "cuLaunchKernelEx");
     lib.bind(stream_create, "cuStreamCreate");
@@ -249,19 +245,26 @@ void CudaEvent::record(Stream& s) {
 
 class CudaKernel final : public Kernel {
  public:
-  CudaKernel(CUfunction f, std::string name, int multiprocessors)
-      : f_(f), name_(std::move(name)), multiprocessors_(multiprocessors) {}
+  CudaKernel(CUfunction f, std::string name) : f_(f), name_(std::move(name)) {}
   void launch_with(Dim3 g, Dim3 b, unsigned shared, Stream& s, void** args,
                    const LaunchOptions& opt) override {
-    opt_in(shared);
+    // Above 48 KiB a kernel must opt into dynamic shared memory first (the sm90a generation's
+    // rings use up to the 227 KiB the device allows per block).
+    if (shared > kDefaultShared && shared > opted_shared_) {
+      R4_CU(driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        static_cast<int>(shared)),
+            fmt::format("cuFuncSetAttribute({}, MAX_DYNAMIC_SHARED_SIZE_BYTES, {})", name_,
+                        shared));
+      opted_shared_ = shared;
+    }
     const auto what = [&] {
-      return fmt::format(
-          "{}({}, grid {}x{}x{}, block {}x{}x{}, {} B shared{}{})",
-          opt.plain() ? "cuLaunchKernel" : "cuLaunchKernelEx", name_, g.x, g.y, g.z, b.x, b.y, b.z,
-          shared, opt.pdl ? ", PDL" : "",
-          opt.cluster.x * opt.cluster.y * opt.cluster.z > 1
-              ? fmt::format(", cluster {}x{}x{}", opt.cluster.x, opt.cluster.y, opt.cluster.z)
-              : std::string());
+      return fmt::format("{}({}, grid {}x{}x{}, block {}x{}x{}, {} B shared{}{})",
+                         opt.plain() ? "cuLaunchKernel" : "cuLaunchKernelEx", name_, g.x, g.y, g.z,
+                         b.x, b.y, b.z, shared, opt.pdl ? ", PDL" : "",
+                         opt.cluster.x * opt.cluster.y * opt.cluster.z > 1
+                             ? fmt::format(", cluster {}x{}x{}", opt.cluster.x, opt.cluster.y,
+                                           opt.cluster.z)
+                             : std::string());
     };
     const auto stream = reinterpret_cast<CUstream>(s.native());
     if (opt.plain()) {
@@ -309,44 +312,18 @@ class CudaKernel final : public Kernel {
     r.max_threads = attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK");
     return r;
   }
-  int resident_blocks(unsigned threads, unsigned shared) override {
-    if (threads == resident_key_.first && shared == resident_key_.second) return resident_;
-    opt_in(shared);  // the calculator counts a block over 48 KiB only once it is opted into
-    int per_sm = 0;
-    R4_CU(driver().occupancy(&per_sm, f_, static_cast<int>(threads), shared),
-          fmt::format("cuOccupancyMaxActiveBlocksPerMultiprocessor({}, {} threads, {} B)", name_,
-                      threads, shared));
-    resident_key_ = {threads, shared};
-    resident_ = std::max(1, per_sm * multiprocessors_);
-    return resident_;
-  }
   [[nodiscard]] const std::string& name() const override { return name_; }
 
  private:
-  // Above 48 KiB a kernel must opt into dynamic shared memory first (the sm90a generation's
-  // rings use up to the 227 KiB the device allows per block).
-  void opt_in(unsigned shared) {
-    if (shared > kDefaultShared && shared > opted_shared_) {
-      R4_CU(
-          driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                      static_cast<int>(shared)),
-          fmt::format("cuFuncSetAttribute({}, MAX_DYNAMIC_SHARED_SIZE_BYTES, {})", name_, shared));
-      opted_shared_ = shared;
-    }
-  }
   static constexpr unsigned kDefaultShared = 48u << 10;
   CUfunction f_;
   std::string name_;
-  int multiprocessors_;
   unsigned opted_shared_ = kDefaultShared;
-  std::pair<unsigned, unsigned> resident_key_{0, 0};
-  int resident_ = 1;
 };
 
 class CudaModule final : public Module {
  public:
-  CudaModule(std::span<const std::byte> binary, int multiprocessors)
-      : multiprocessors_(multiprocessors) {
+  explicit CudaModule(std::span<const std::byte> binary) {
     R4_CU(driver().module_load(&m_, binary.data()),
           fmt::format("cuModuleLoadData({} bytes)", binary.size()));
   }
@@ -355,12 +332,10 @@ class CudaModule final : public Module {
     if (auto it = kernels_.find(name); it != kernels_.end()) return *it->second;
     CUfunction f{};
     R4_CU(driver().module_function(&f, m_, name.c_str()), "cuModuleGetFunction(" + name + ")");
-    return *kernels_.emplace(name, std::make_unique<CudaKernel>(f, name, multiprocessors_))
-                .first->second;
+    return *kernels_.emplace(name, std::make_unique<CudaKernel>(f, name)).first->second;
   }
 
  private:
-  int multiprocessors_;
   CUmodule m_{};
   std::unordered_map<std::string, std::unique_ptr<CudaKernel>> kernels_;
 };
@@ -441,7 +416,7 @@ class CudaContext final : public Context {
           fmt::format("cuMemsetD8Async({} bytes)", n));
   }
   [[nodiscard]] std::unique_ptr<Module> load(std::span<const std::byte> binary) override {
-    return std::make_unique<CudaModule>(binary, info_.multiprocessors);
+    return std::make_unique<CudaModule>(binary);
   }
   [[nodiscard]] std::unique_ptr<Stream> create_stream() override {
     return std::make_unique<CudaStream>();

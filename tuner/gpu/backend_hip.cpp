@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -51,7 +50,6 @@ struct HipApi {
   decltype(&hipModuleUnload) module_unload{};
   decltype(&hipModuleGetFunction) module_function{};
   decltype(&hipFuncGetAttribute) func_attribute{};
-  decltype(&hipModuleOccupancyMaxActiveBlocksPerMultiprocessor) occupancy{};
   decltype(&hipModuleLaunchKernel) launch{};
   decltype(&hipStreamCreateWithFlags) stream_create{};
   decltype(&hipStreamDestroy) stream_destroy{};
@@ -101,7 +99,6 @@ struct HipApi {
     lib.bind(module_unload, "hipModuleUnload");
     lib.bind(module_function, "hipModuleGetFunction");
     lib.bind(func_attribute, "hipFuncGetAttribute");
-    lib.bind(occupancy, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor");
     lib.bind(launch, "hipModuleLaunchKernel");
     lib.bind(stream_create, "hipStreamCreateWithFlags");
     lib.bind(stream_destroy, "hipStreamDestroy");
@@ -252,8 +249,7 @@ class HipStream final : public Stream {
 
 class HipKernel final : public Kernel {
  public:
-  HipKernel(hipFunction_t f, std::string name, int multiprocessors)
-      : f_(f), name_(std::move(name)), multiprocessors_(multiprocessors) {}
+  HipKernel(hipFunction_t f, std::string name) : f_(f), name_(std::move(name)) {}
   // No programmatic dependent launch on AMD: the kernels' griddepcontrol shims compile to nothing
   // there, so a PDL request is a plain launch. Clusters do not exist.
   void launch_with(Dim3 g, Dim3 b, unsigned shared, Stream& s, void** args,
@@ -278,25 +274,16 @@ class HipKernel final : public Kernel {
     r.max_threads = attr(HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK");
     return r;
   }
-  int resident_blocks(unsigned threads, unsigned shared) override {
-    int per_cu = 0;
-    R4_HIP(hip().occupancy(&per_cu, f_, static_cast<int>(threads), shared),
-           fmt::format("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor({}, {} threads, {} B)",
-                       name_, threads, shared));
-    return std::max(1, per_cu * multiprocessors_);
-  }
   [[nodiscard]] const std::string& name() const override { return name_; }
 
  private:
   hipFunction_t f_;
   std::string name_;
-  int multiprocessors_;
 };
 
 class HipModule final : public Module {
  public:
-  HipModule(std::span<const std::byte> binary, int multiprocessors)
-      : multiprocessors_(multiprocessors) {
+  explicit HipModule(std::span<const std::byte> binary) {
     R4_HIP(hip().module_load(&m_, binary.data()),
            fmt::format("hipModuleLoadData({} bytes)", binary.size()));
   }
@@ -305,12 +292,10 @@ class HipModule final : public Module {
     if (auto it = kernels_.find(name); it != kernels_.end()) return *it->second;
     hipFunction_t f{};
     R4_HIP(hip().module_function(&f, m_, name.c_str()), "hipModuleGetFunction(" + name + ")");
-    return *kernels_.emplace(name, std::make_unique<HipKernel>(f, name, multiprocessors_))
-                .first->second;
+    return *kernels_.emplace(name, std::make_unique<HipKernel>(f, name)).first->second;
   }
 
  private:
-  int multiprocessors_;
   hipModule_t m_{};
   std::unordered_map<std::string, std::unique_ptr<HipKernel>> kernels_;
 };
@@ -379,7 +364,7 @@ class HipContext final : public Context {
            fmt::format("hipMemsetD8Async({} bytes)", n));
   }
   [[nodiscard]] std::unique_ptr<Module> load(std::span<const std::byte> binary) override {
-    return std::make_unique<HipModule>(binary, info_.multiprocessors);
+    return std::make_unique<HipModule>(binary);
   }
   [[nodiscard]] std::unique_ptr<Stream> create_stream() override {
     return std::make_unique<HipStream>();

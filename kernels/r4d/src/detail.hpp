@@ -80,13 +80,12 @@ struct CompiledKernel {
 }
 
 // kernels/family.cpp launch_dims for wave 32: grid x over N tiles, y over splits, z over M tiles
-// (both generations; the sm90a generation's stream-K: x = tiles * SK workers at most, y = 1).
-// mma_sync: WV warps and the dynamic shared memory of the cp.async pipeline (kernels/config.hpp
-// shared_bytes for the live rows). Launching without that shared memory makes the kernels write
-// past their allocation: seen on the H200 on 2026-11-30 as CUDA_ERROR_ILLEGAL_ADDRESS from every
-// r4d launch. sm90a: WV consumer warps plus a producer warpgroup (128 threads), and the barriers
-// and ST-stage ring (kernels/config.hpp sm90a_shared_bytes, up to the 227 KiB opt-in; independent
-// of the shape).
+// (both generations). mma_sync: WV warps and the dynamic shared memory of the cp.async pipeline
+// (kernels/config.hpp shared_bytes for the live rows). Launching without that shared memory makes
+// the kernels write past their allocation: seen on the H200 on 2026-11-30 as
+// CUDA_ERROR_ILLEGAL_ADDRESS from every r4d launch. sm90a: WV consumer warps plus a producer
+// warpgroup (128 threads), and the barriers and ST-stage ring (kernels/config.hpp
+// sm90a_shared_bytes, up to the 227 KiB opt-in; independent of the shape).
 struct Dims {
   unsigned gx, gy, gz, block, shared;
 };
@@ -100,10 +99,6 @@ struct Dims {
   if (c.gen == r4::kernels::kGenSm90a) {
     d.block += 128;
     d.shared = static_cast<unsigned>(r4::kernels::sm90a_shared_bytes(id, kc));
-    if (r4::kernels::is_stream_k(kc)) {  // the most workers; a launch cuts x to the resident
-      d.gx *= d.gy;
-      d.gy = 1;
-    }
     return d;
   }
   if (c.gen == r4::kernels::kGenLdg) return d;  // registers only: no dynamic shared memory
@@ -119,14 +114,12 @@ struct Dims {
 }
 inline constexpr unsigned kQuantActThreads = 256;  // kernels/quant_act.cu R4_QA_THREADS
 
-// kernels/family.cpp workspace_bytes: 0 when SK == 1, else the tile counters + partial_slots*M*N
-// f32 (SK for split-K, 2*SK for the sm90a generation's stream-K).
+// kernels/family.cpp workspace_bytes: 0 when SK == 1, else the tile counters + SK*M*N f32.
 [[nodiscard]] constexpr std::size_t workspace_bytes(const Config& c, std::int64_t m,
                                                     std::int64_t n) {
   if (c.sk == 1) return 0;
   return static_cast<std::size_t>(r4::kernels::kSplitKCounters) * 4 +
-         static_cast<std::size_t>(r4::kernels::partial_slots(to_kernels(c))) *
-             static_cast<std::size_t>(m * n) * 4;
+         static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(m * n) * 4;
 }
 
 // Programmatic dependent launch: whether launches on a device of compute capability major.minor

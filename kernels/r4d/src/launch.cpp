@@ -14,9 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <map>
 #include <mutex>
-#include <tuple>
 
 #include "detail.hpp"
 #include "r4d/constants.hpp"
@@ -167,36 +165,10 @@ Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N, P
   return Status::ok;
 }
 
-// The blocks of `k` the current device runs at once (kernels/family.cpp launch_grid's
-// gpu::Kernel::resident_blocks): the occupancy calculator's blocks per multiprocessor times the
-// multiprocessors, cached per (device, kernel, geometry). 0 when the runtime cannot say.
-int resident_blocks(const detail::CompiledKernel& k, const detail::Dims& d) {
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
-  static std::mutex mu;
-  static std::map<std::tuple<int, const void*, unsigned, unsigned>, int> cache;
-  const auto key = std::make_tuple(dev, k.entry(), d.block, d.shared);
-  const std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
-  int per_sm = 0, sms = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.entry(), static_cast<int>(d.block),
-                                                    d.shared) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-    return 0;
-  return cache[key] = std::max(1, per_sm * sms);
-}
-
 // Plain: cudaLaunchKernel, as before PDL. PDL: the same launch through cudaLaunchKernelExC with
 // programmatic stream serialization allowed (captured into a graph as a programmatic edge).
-// A stream-K config (the sm90a generation at SK >= 2) launches as many workers as are resident at
-// once, at most the tiles * SK of gemm_dims (kernels/config.hpp stream_k_workers).
-Status enqueue(const detail::CompiledKernel& k, detail::Dims d, void** args, stream_t stream,
+Status enqueue(const detail::CompiledKernel& k, const detail::Dims& d, void** args, stream_t stream,
                bool use_pdl) {
-  if (r4::kernels::is_stream_k(detail::to_kernels(k.config))) {
-    const int resident = resident_blocks(k, d);
-    if (resident <= 0) return refuse(Status::launch_failed);
-    d.gx = r4::kernels::stream_k_workers(d.gx, d.gz, resident);
-  }
   if (!use_pdl) {
     if (cudaLaunchKernel(k.entry(), dim3(d.gx, d.gy, d.gz), dim3(d.block), args, d.shared,
                          stream) != cudaSuccess)
