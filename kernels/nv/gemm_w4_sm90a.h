@@ -204,8 +204,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
 #ifndef R4G_ACP
 #define R4G_ACP 0
 #endif
-#define R4G_WPR (128 * R4G_EB / 4)          // 4-byte words per row per stage
-#define R4G_WPT ((R4G_NR * R4G_WPR) / 128)  // words per producer thread per stage
+#define R4G_SH (2 * R4G_STEPS)  // core-matrix columns (k-step halves) of a stage's B tile
 __device__ inline void r4g_produce_acp(r4_saddr ring, r4_saddr full, r4_saddr empty,
                                        const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                                        const char* __restrict__ act, int rows_live, i64 act_stride,
@@ -240,22 +239,25 @@ __device__ inline void r4g_produce_acp(r4_saddr ring, r4_saddr full, r4_saddr em
     const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
     const char* src = act + (i64)(g_begin + it) * 128 * R4G_EB;
     if (!(R4G_LESION & 1)) {
-      // Thread pt takes word w = pt % WPR of rows n0, n0 + 128 / WPR, ... (WPR divides 128): a
-      // warp's 32 lanes take 32 consecutive words (128 B) of one row, coalesced.
-      const int w = pt % R4G_WPR, n0 = pt / R4G_WPR;
-#if R4G_EB == 1
-      const r4_saddr dst0 = a_stage + r4::wgmma_layout::b_offset_8(0, 4 * w, R4G_NR);
-#else
-      const r4_saddr dst0 = a_stage + r4::wgmma_layout::b_offset_16_pairs(0, 2 * w, R4G_NR);
-#endif
-      const char* src0 = src + 4 * w;
+      // One warp instruction fills one core matrix (k-step half `sh`, rows 8nb .. 8nb+7): lane l
+      // writes bytes 4l .. 4l+3, row 8nb + l / 4, MMA-k word l % 4, so the 32 lanes hit 32 banks.
+      // (Session 14's first version gave a warp 32 consecutive words of one row: coalesced in
+      // global memory, but those land 128 * NR / 8 bytes apart in 4 banks, 8-way conflicts.) The
+      // lane's real k: 8-bit, b_offset_8 read backwards (k = 64 block + 16 t + 8 s + 4 half); 16-bit
+      // pairs, b_offset_16_pairs (k = 64 block + 16 t + 4 s + 2 half).
+      const int n8 = lane >> 2, tt = lane & 3;
 #pragma unroll 4
-      for (int i = 0; i < R4G_WPT; ++i) {
-        const int n = n0 + i * (128 / R4G_WPR);
-        // Row n's offset in the B tile: its core matrix (n / 8) and its 16-byte row (n % 8).
+      for (int i = 0; i < R4G_SH * (R4G_NR / 8) / 4; ++i) {
+        const int c = pw + 4 * i, sh = c / (R4G_NR / 8), nb = c % (R4G_NR / 8);
+        const int step = sh >> 1, half = sh & 1, n = 8 * nb + n8;
+#if R4G_EB == 1
+        const int k = 64 * (step >> 1) + 16 * tt + 8 * (step & 1) + 4 * half;
+#else
+        const int k = 64 * (step >> 2) + 16 * tt + 4 * (step & 3) + 2 * half;
+#endif
         if (n < rows_live)
-          r4wg::cp_async4(dst0 + (n >> 3) * r4::wgmma_layout::kCoreBytes + (n & 7) * 16,
-                          src0 + (i64)n * act_stride);
+          r4wg::cp_async4(a_stage + (sh * (R4G_NR / 8) + nb) * r4::wgmma_layout::kCoreBytes + 4 * lane,
+                          src + (i64)n * act_stride + k * R4G_EB);
       }
     }
     r4wg::cp_async_mbar_arrive_noinc(full + 8 * s);
