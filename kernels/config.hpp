@@ -105,15 +105,21 @@ inline constexpr int kSharedLimit = 49024;  // 48 KiB less the kernels' static s
 // of static shared memory (the split-K flag) and slack.
 inline constexpr int kSm90aSharedLimit = 232448 - 1024;
 
-// Mirrors kernels/nv/gemm_w4_sm90a.h (R4G_STAGE, R4G_RING_OFFSET): the barriers' 1 KiB, then ST
-// stages of 4*(WV/4)*NPW sm80 tiles x (1 KiB of weights + 64 B of scales) and 16*MB activation
-// rows x 128 K.
-[[nodiscard]] constexpr std::int64_t sm90a_stage_bytes(KernelId id, const Config& c) {
+// Mirrors kernels/nv/gemm_w4_sm90a.h (R4G_STAGE, R4G_RING_OFFSET, R4G_SD): the barriers' 1 KiB,
+// then ST stages of 4*(WV/4)*NPW sm80 tiles x (1 KiB of weights + 64 B of scales) and 16*MB
+// activation rows x 128 K, then the producer's activation staging ring: kSm90aActStaging slots of
+// the stage's activations in natural order (cp.async lands them there before the permute).
+inline constexpr int kSm90aActStaging = 4;
+[[nodiscard]] constexpr std::int64_t sm90a_act_bytes(KernelId id, const Config& c) {
   const std::int64_t act_bytes = id == KernelId::gemm_w4a16_nt ? 2 : 1;
-  return static_cast<std::int64_t>(c.wv) * c.npw * (1024 + 64) + 16 * c.mb * 128 * act_bytes;
+  return 16 * c.mb * 128 * act_bytes;
+}
+[[nodiscard]] constexpr std::int64_t sm90a_stage_bytes(KernelId id, const Config& c) {
+  return static_cast<std::int64_t>(c.wv) * c.npw * (1024 + 64) + sm90a_act_bytes(id, c);
 }
 [[nodiscard]] constexpr std::int64_t sm90a_shared_bytes(KernelId id, const Config& c) {
-  return 1024 + static_cast<std::int64_t>(c.st) * sm90a_stage_bytes(id, c);
+  return 1024 + static_cast<std::int64_t>(c.st) * sm90a_stage_bytes(id, c) +
+         kSm90aActStaging * sm90a_act_bytes(id, c);
 }
 // Mirrors R4_ROW_BYTES_S / R4_SMEM_S / R4_STAGES in kernels/gemm_common.h.
 [[nodiscard]] constexpr std::int64_t staged_row_bytes(KernelId id, int stages) {

@@ -86,15 +86,6 @@
 #define R4G_CHUNKS (128 * R4G_EB / 16)
 #define R4G_PER ((R4G_NR * R4G_CHUNKS) / 128)  // chunks per producer thread per stage (>= 1)
 
-__device__ inline void r4g_load_act(u32x4 (&v)[R4G_PER], const char* __restrict__ src,
-                                    int rows_live, i64 stride, int pt) {
-#pragma unroll
-  for (int i = 0; i < R4G_PER; ++i) {
-    const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
-    if (n < rows_live) v[i] = r4_ld_cg16(src + (i64)n * stride + 16 * q);
-  }
-}
-
 __device__ inline void r4g_st32(r4_saddr a, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
 }
@@ -127,17 +118,19 @@ __device__ inline void r4g_store_act(const u32x4 (&v)[R4G_PER], r4_saddr a_stage
 }
 
 // Producer: streams weights (bulk copies) and stages activations; one ring iteration per group.
-// The activations of group it + D-1 are loaded into registers while group it's are stored, D
-// register buffers deep: the loads come from L2 (the previous kernel's output), so a producer that
-// loaded one stage ahead delivered about one stage per L2 round trip, which at small M (one 16-row
-// activation tile, a few KiB of weights per stage) limited the whole kernel (H200, 2026-11-30:
-// gate_up w4a8 M = 1 at 19.3 us, 1.5x its read floor, with every consumer mostly waiting).
-// D * R4G_PER 16-byte chunks per thread stay within 8 (32 registers): deeper buffers at NR = 64
-// spilled (WV 8, NPW 2, MB 4: 144 B of spill stores, ptxas 13.0); at that M a stage also carries
-// four times the consumer work per L2 round trip, so two buffers keep up.
-#ifndef R4G_DEPTH
-#define R4G_DEPTH (R4G_PER <= 2 ? 4 : 2)
+// Activations come from L2 (the previous kernel's output) and must be permuted into the B tile
+// (kernels/nv/wgmma_layout_sm90a.h), so they cannot be bulk-copied into place. Each producer thread
+// copies its 16-byte chunks of group it + SD - 1 with cp.async into a staging ring of SD natural-
+// order slots (coalesced, no registers held), waits for group it's (cp.async.wait_group SD - 1:
+// its own copies, issued SD - 1 groups earlier) and permutes them shared -> shared into the stage.
+// Before (session 4 to 13) the chunks were loaded into registers D = 2..4 stages ahead; at
+// NR = 64 only D = 2 fitted in registers, and the producer delivered one stage per L2 round trip:
+// gate_up w4a8 (8, 1, 4, 2, 1, 4) M = 64 ran 49.2 us, 34.9 without the staging and 23.1 as a
+// bare weight ring (R4G_LESION, H200, session 14).
+#ifndef R4G_SD
+#define R4G_SD 4  // kernels/config.hpp kSm90aActStaging
 #endif
+#define R4G_STG_BYTES (R4G_PER * 128 * 16)  // one staging slot: the stage's NR rows x 128 K
 __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
                                    const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                                    const char* __restrict__ act, int rows_live, i64 act_stride,
@@ -165,102 +158,40 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   if (lane == 0)
     for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
   r4_pdl_wait();  // the previous kernel may still be writing the activations
-  const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
-  u32x4 buf[R4G_DEPTH][R4G_PER];
+  const r4_saddr stg = ring + R4_ST * R4G_STAGE;  // the staging ring, after the stages
+  // One commit group per group of K (empty past the split), so wait_group counts stages.
+  const auto stage_act = [&](int it) {
+    if (!(R4G_LESION & 1) && it < iters) {
+      const char* src = act + (i64)(g_begin + it) * 128 * R4G_EB;
+      const r4_saddr slot = stg + (it % R4G_SD) * R4G_STG_BYTES + 16 * pt;
 #pragma unroll
-  for (int j = 0; j < R4G_DEPTH - 1; ++j)
-    if (!(R4G_LESION & 1) && j < iters) r4g_load_act(buf[j], src_of(j), rows_live, act_stride, pt);
-  for (int it0 = 0; it0 < iters; it0 += R4G_DEPTH) {
-#pragma unroll
-    for (int j = 0; j < R4G_DEPTH; ++j) {
-      const int it = it0 + j;
-      if (it < iters) {
-        const int s = it % R4_ST;
-        if (!(R4G_LESION & 1) && it + R4G_DEPTH - 1 < iters)
-          r4g_load_act(buf[(j + R4G_DEPTH - 1) % R4G_DEPTH], src_of(it + R4G_DEPTH - 1), rows_live,
-                       act_stride, pt);
-        if (it >= R4_ST) {
-          r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
-          if (lane == 0) issue(it);
-        }
-        if (!(R4G_LESION & 1))
-          r4g_store_act(buf[j], ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES),
-                        rows_live, pt);
-        r4wg::fence_proxy_async();
-        r4wg::mbar_arrive(full + 8 * s);
+      for (int i = 0; i < R4G_PER; ++i) {
+        const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
+        if (n < rows_live) r4_cp_async16(slot + i * 2048, src + (i64)n * act_stride + 16 * q);
       }
     }
-  }
-}
-
-// EXPERIMENT (R4G_ACP 1, r4kern --one --define; session 14): the producer stages activations with
-// 4-byte cp.async straight into the B tile, and the stage's "full" barrier takes each producer
-// thread's arrival from cp.async.mbarrier.arrive.noinc, so no producer thread waits for an
-// activation load: the ring is ST stages deep for activations as for weights. Above, a register
-// buffer D stages deep holds them, and each stage's stores wait for its loads (one L2 round trip
-// per D stages per producer thread). 16-bit activations take the pair order of
-// b_offset_16_pairs (the dequant swaps bytes 1 and 2 of each packed dword), so every 4-byte word
-// of a row lands whole; 8-bit ones are whole 4-byte groups already (b_offset_8).
-#ifndef R4G_ACP
-#define R4G_ACP 0
-#endif
-#define R4G_SH (2 * R4G_STEPS)  // core-matrix columns (k-step halves) of a stage's B tile
-__device__ inline void r4g_produce_acp(r4_saddr ring, r4_saddr full, r4_saddr empty,
-                                       const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
-                                       const char* __restrict__ act, int rows_live, i64 act_stride,
-                                       int tile16_first, int ntiles16, int KB, int G, int g_begin,
-                                       int iters) {
-  const int pt = (int)threadIdx.x - 128 * R4G_CW;
-  const int pw = pt >> 5, lane = pt & 31;
-  const auto issue = [&](int it) {
-    const int s = it % R4_ST;
-    const r4_saddr stage = ring + s * R4G_STAGE;
-    const int grp = g_begin + it;
-    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
-#pragma unroll
-    for (int i = 0; i < R4G_TPC; ++i) {
-      const int slot = pw * R4G_TPC + i;
-      const int t16 = min(tile16_first + slot, ntiles16 - 1);
-      r4wg::bulk_copy(stage + slot * R4G_WBYTES, wq + ((i64)t16 * KB + 2 * grp) * 32, R4G_WBYTES,
-                      full + 8 * s, R4_NT != 0);
-      r4wg::bulk_copy(stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES,
-                      wsz + ((i64)t16 * G + grp) * 16, R4G_SBYTES, full + 8 * s, R4_NT != 0);
-    }
+    r4_cp_async_commit();
   };
-  if (lane == 0)
-    for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
-  r4_pdl_wait();
+#pragma unroll
+  for (int j = 0; j < R4G_SD - 1; ++j) stage_act(j);
   for (int it = 0; it < iters; ++it) {
     const int s = it % R4_ST;
+    stage_act(it + R4G_SD - 1);
     if (it >= R4_ST) {
       r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
       if (lane == 0) issue(it);
     }
-    const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
-    const char* src = act + (i64)(g_begin + it) * 128 * R4G_EB;
     if (!(R4G_LESION & 1)) {
-      // One warp instruction fills one core matrix (k-step half `sh`, rows 8nb .. 8nb+7): lane l
-      // writes bytes 4l .. 4l+3, row 8nb + l / 4, MMA-k word l % 4, so the 32 lanes hit 32 banks.
-      // (Session 14's first version gave a warp 32 consecutive words of one row: coalesced in
-      // global memory, but those land 128 * NR / 8 bytes apart in 4 banks, 8-way conflicts.) The
-      // lane's real k: 8-bit, b_offset_8 read backwards (k = 64 block + 16 t + 8 s + 4 half); 16-bit
-      // pairs, b_offset_16_pairs (k = 64 block + 16 t + 4 s + 2 half).
-      const int n8 = lane >> 2, tt = lane & 3;
-#pragma unroll 4
-      for (int i = 0; i < R4G_SH * (R4G_NR / 8) / 4; ++i) {
-        const int c = pw + 4 * i, sh = c / (R4G_NR / 8), nb = c % (R4G_NR / 8);
-        const int step = sh >> 1, half = sh & 1, n = 8 * nb + n8;
-#if R4G_EB == 1
-        const int k = 64 * (step >> 1) + 16 * tt + 8 * (step & 1) + 4 * half;
-#else
-        const int k = 64 * (step >> 2) + 16 * tt + 4 * (step & 3) + 2 * half;
-#endif
-        if (n < rows_live)
-          r4wg::cp_async4(a_stage + (sh * (R4G_NR / 8) + nb) * r4::wgmma_layout::kCoreBytes + 4 * lane,
-                          src + (i64)n * act_stride + k * R4G_EB);
-      }
+      r4_cp_async_wait<R4G_SD - 1>();  // this thread's chunks of group it have landed
+      u32x4 v[R4G_PER];
+      const r4_saddr slot = stg + (it % R4G_SD) * R4G_STG_BYTES + 16 * pt;
+#pragma unroll
+      for (int i = 0; i < R4G_PER; ++i) v[i] = r4_lds16(slot + i * 2048);
+      r4g_store_act(v, ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES), rows_live,
+                    pt);
     }
-    r4wg::cp_async_mbar_arrive_noinc(full + 8 * s);
+    r4wg::fence_proxy_async();
+    r4wg::mbar_arrive(full + 8 * s);
   }
 }
 
@@ -277,13 +208,7 @@ __device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS]
     r4nv::dequant_s8(wv.x, wv.y, a[2 * b]);
     r4nv::dequant_s8(wv.z, wv.w, a[2 * b + 1]);
 #else
-#if R4G_ACP
-    // The pair order of b_offset_16_pairs: swap bytes 1 and 2 of each packed dword.
-    const u32 w4[4] = {r4nv::prmt(wv.x, 0u, 0x3120u), r4nv::prmt(wv.y, 0u, 0x3120u),
-                       r4nv::prmt(wv.z, 0u, 0x3120u), r4nv::prmt(wv.w, 0u, 0x3120u)};
-#else
     const u32 w4[4] = {wv.x, wv.y, wv.z, wv.w};
-#endif
 #pragma unroll
     for (int s = 0; s < 4; ++s) {
 #if R4_ACT_KIND == 1
@@ -350,12 +275,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   const int wg = (int)(threadIdx.x >> 7);
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
   if (wg == R4G_CW) {
-#if R4G_ACP
-    r4g_produce_acp(
-#else
-    r4g_produce(
-#endif
-                ring, full, empty, wq, wsz,
+    r4g_produce(ring, full, empty, wq, wsz,
                 static_cast<const char*>(act) + (i64)m_base * K * R4G_EB, rows_live,
                 (i64)K * R4G_EB, tile16_first, ntiles16, KB, G, g_begin, iters);
   } else {
@@ -373,7 +293,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     for (int it = 0; it < iters; ++it) {
       const int s = it % R4_ST;
       r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
-      if (R4G_ACP) r4wg::fence_proxy_async();  // the cp.async writes, before wgmma reads them
       const r4_saddr stage = ring + s * R4G_STAGE;
       const r4_saddr a_stage = stage + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
       if (R4G_LESION & 2) {

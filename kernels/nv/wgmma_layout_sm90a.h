@@ -85,20 +85,6 @@ R4_WL_FN int b_offset_8(int n, int k, int nr) {
   return ((step * 2 + half) * (nr / 8) + (n >> 3)) * kCoreBytes + (n & 7) * 16 + byte;
 }
 
-// 16-bit activations when the weight fragments carry the pair order (k, k+1), (k+2, k+3) (the
-// sm90a generation under R4G_ACP: one prmt 0x3120 per packed dword before the dequant swaps bytes
-// 1 and 2, so MMA k {2t, 2t+1} <- real k 16t + 4s + {0, 1} and {2t+8, 2t+9} <- 16t + 4s + {2, 3}).
-// An even real k and k+1 then share one 4-byte word of the B tile; this gives that word's offset.
-R4_WL_FN int b_offset_16_pairs(int n, int k, int nr) {
-  const int block = k >> 6;
-  const int kk = k & 63;
-  const int t = kk >> 4;
-  const int s = (kk >> 2) & 3;
-  const int half = (kk >> 1) & 1;  // real k 16t + 4s + {0, 1} -> half 0, {2, 3} -> half 1
-  const int step = block * 4 + s;
-  return ((step * 2 + half) * (nr / 8) + (n >> 3)) * kCoreBytes + (n & 7) * 16 + 4 * t;
-}
-
 }  // namespace r4::wgmma_layout
 
 #endif  // R4_KERNELS_NV_WGMMA_LAYOUT_SM90A_H

@@ -89,18 +89,6 @@ __device__ inline void bulk_copy(r4_saddr dst, const void* src, u32 bytes, r4_sa
 
 // Shared memory written by ordinary stores and read next by the async proxy (wgmma's B operand):
 // each writing thread fences before the barrier that publishes the data.
-// 4-byte asynchronous global -> shared copy (cp.async.ca; 4 bytes is the smallest size, and the
-// only one the activations' 4-byte permutation allows), and an arrival on `bar` once every
-// cp.async this thread issued before it has landed (.noinc: it is one of the barrier's expected
-// arrivals). The writes are the generic proxy's: a reader through the async proxy (wgmma) fences
-// after its wait (fence_proxy_async).
-__device__ inline void cp_async4(r4_saddr dst, const void* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
-}
-__device__ inline void cp_async_mbar_arrive_noinc(r4_saddr bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
-}
-
 __device__ inline void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }

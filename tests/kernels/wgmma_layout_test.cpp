@@ -32,11 +32,7 @@ using Placement = std::function<int(int n, int k, int nr)>;
 
 // One stage (K = 128) of one 64-row weight tile against NR activation rows. Returns the max
 // |emulated - exact| over the 64 x NR outputs.
-// `pairs`: the 16-bit A registers are built from dwords whose bytes 1 and 2 were swapped first (the
-// sm90a generation under R4G_ACP), so new nibble i is old nibble kSwap12[i].
-constexpr int kSwap12[8] = {0, 1, 4, 5, 2, 3, 6, 7};
-double emulate_stage(int elem_bytes, int nr, const Placement& place, std::uint32_t seed,
-                     bool pairs = false) {
+double emulate_stage(int elem_bytes, int nr, const Placement& place, std::uint32_t seed) {
   constexpr int kRows = 64, kK = 128;
   const long long K = kK;  // the stage is the whole (tiny) matrix: 4 sm80 tiles x 2 blocks
   std::mt19937 rng(seed);
@@ -88,7 +84,7 @@ double emulate_stage(int elem_bytes, int nr, const Placement& place, std::uint32
             for (int r = 0; r < 4; ++r)
               for (int h = 0; h < 2; ++h) {
                 int row = 0, k = 0;
-                nib(s, pairs ? kSwap12[r + 4 * h] : r + 4 * h, row, k);
+                nib(s, r + 4 * h, row, k);
                 EXPECT_EQ(row, 16 * warp + g + 8 * (r & 1));
                 const int mk = 2 * t + 8 * (r >> 1) + h;
                 for (int n = 0; n < nr; ++n)
@@ -137,18 +133,6 @@ TEST(WgmmaLayoutSm90a, SixteenBitActivationsMatchTheWeightFragments) {
 TEST(WgmmaLayoutSm90a, EightBitActivationsMatchTheWeightFragments) {
   for (int nr : {16, 32, 64})
     EXPECT_EQ(emulate_stage(1, nr, wl::b_offset_8, 21u + static_cast<unsigned>(nr)), 0.0) << nr;
-}
-
-TEST(WgmmaLayoutSm90a, SixteenBitPairOrderMatchesTheSwappedWeightFragments) {
-  // R4G_ACP: each 4-byte word (real k, k + 1 with k even) lands whole at b_offset_16_pairs.
-  const Placement pairs = [](int n, int k, int nr) {
-    return wl::b_offset_16_pairs(n, k & ~1, nr) + 2 * (k & 1);
-  };
-  for (int nr : {16, 32, 64})
-    EXPECT_EQ(emulate_stage(2, nr, pairs, 31u + static_cast<unsigned>(nr), true), 0.0) << nr;
-  // The pair placement without the byte swap is wrong, and so is the swap without it.
-  EXPECT_GT(emulate_stage(2, 16, pairs, 7u, false), 0.0);
-  EXPECT_GT(emulate_stage(2, 16, wl::b_offset_16, 8u, true), 0.0);
 }
 
 TEST(WgmmaLayoutSm90a, AWrongKMapIsCaught) {
