@@ -15,9 +15,10 @@
 //     bulk copies (cp.async.bulk: the sm80 layout keeps one 16-row tile's 128 K (one group) in
 //     1 KiB contiguous, its 16 scale dwords in 64 B) into a ring of ST stages completed by
 //     transaction counts on an mbarrier per stage ("full"); all 128 producer threads stage the
-//     stage's activations (16*MB rows x 128 K) through registers, at the k-permutation the weight
-//     fragments carry (kernels/nv/wgmma_layout_sm90a.h: it is not a 16-byte copy, hence no bulk
-//     copy), fence them for the async proxy and arrive on "full";
+//     stage's activations (16*MB rows x 128 K): cp.async into a staging ring three groups ahead,
+//     then shared -> shared to the k-permutation the weight fragments carry
+//     (kernels/nv/wgmma_layout_sm90a.h: it is not a 16-byte copy, hence no bulk copy into place;
+//     r4g_produce), fence them for the async proxy and arrive on "full";
 //   - each consumer warpgroup waits for a stage, dequantises its NPW 64-row tiles (one 16-byte
 //     shared load per lane per 64 K per tile, as the first generation), issues the stage's wgmmas
 //     (8 k16 steps for 16-bit activations, 4 k32 steps for int8), waits for them, and releases
