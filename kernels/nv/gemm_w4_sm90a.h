@@ -90,22 +90,16 @@
 //   8-bit (int8, e4m3): quant_act / quant_act_fp8 write them in the sm90a order (ActOrder::sm90a,
 //     kernels/nv/wgmma_layout_sm90a.h act_index_8), in which every 16-byte chunk of a row is one
 //     core-matrix row of the B tile. The producer copies each chunk into place with a 16-byte
-//     cp.async when the stage is free, R4G_AD - 1 iterations before it publishes the stage: no
-//     permute pass, no staging ring. Before (session 14, e12f903) they arrived in natural order
-//     and were permuted shared -> shared in the producer's chain: gate_up w4a8 (8, 1, 4, 2, 1, 4)
-//     M = 64 ran 43.0 us, 34.9 with no activations staged at all (R4G_LESION 1), 23.1 as a bare
-//     weight ring (H200).
+//     cp.async and arrives on the stage's "full" barrier with cp.async.mbarrier.arrive.noinc, so no
+//     producer thread ever waits for an activation load: activations are ST stages ahead, as the
+//     weights are. Before (session 14, e12f903) they arrived in natural order and were permuted
+//     shared -> shared in the producer's chain: gate_up w4a8 (8, 1, 4, 2, 1, 4) M = 64 ran 43.0 us,
+//     34.9 with no activations staged at all (R4G_LESION 1), 23.1 as a bare weight ring (H200).
 //   16-bit (f16, bf16: the caller's own tensor, natural order): loaded into registers D stages
 //     ahead and stored at their permuted MMA-k positions (the 16-bit permutation moves 2-byte
 //     halves, so no copy lands it in place). A staging ring in shared memory (e12f903) cost w4a16
 //     its second block per SM at 6 stages: (8, 2, 2, 1, 1, 6) gate_up M = 64 74.4 -> 98.4 us.
 #define R4G_DIRECT (R4G_EB == 1)
-#ifndef R4G_AD
-#define R4G_AD 4  // 8-bit: the iterations whose activation copies a producer thread keeps in flight
-#endif
-#if R4G_AD > R4_ST
-#error "R4G_AD must not exceed the ring's stages"
-#endif
 
 __device__ inline void r4g_st32(r4_saddr a, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
@@ -180,45 +174,27 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   r4_pdl_wait();  // the previous kernel may still be writing the activations
   const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
 #if R4G_DIRECT
-  // Iteration j's activations go into its stage with its weights, R4G_AD - 1 iterations before
-  // the stage is published. A warp instruction moves 8 rows x 4 chunks: in global memory 64
-  // contiguous bytes of each row (two whole sectors), in shared memory each 8-lane phase 128
-  // contiguous bytes (no bank conflict). Chunk q of row n lands at byte 16 (q NR + n) of the B tile
-  // (b_offset_8 with the sm90a order: tests/kernels/wgmma_layout_test.cpp).
-  const auto fill = [&](int j) {
-    if (j < iters) {
-      const int s = j % R4_ST;
-      if (j >= R4_ST) {
-        r4wg::mbar_wait(empty + 8 * s, ((j / R4_ST) & 1) ^ 1);
-        if (lane == 0) issue(j);
-      }
-      if (!(R4G_LESION & 1)) {
-        const char* src = src_of(j);
-        const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
+  for (int it = 0; it < iters; ++it) {
+    const int s = it % R4_ST;
+    if (it >= R4_ST) {
+      r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
+      if (lane == 0) issue(it);
+    }
+    if (!(R4G_LESION & 1)) {
+      // Chunk c = q * NR + n (chunk q of row n) lands at byte 16 c of the B tile (b_offset_8 with
+      // the sm90a order: tests/kernels/wgmma_layout_test.cpp), so a warp's 32 lanes write 512
+      // contiguous bytes (no bank conflict) and read 32-byte runs of 16 / 32 rows in global memory.
+      const char* src = src_of(it);
+      const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
 #pragma unroll
-        for (int i = 0; i < R4G_PER; ++i) {
-          const int u = pw + 4 * i;  // the warp's unit: rows 8 (u / 2) .., chunks 4 (u % 2) ..
-          const int n = 8 * (u >> 1) + (lane & 7), q = 4 * (u & 1) + (lane >> 3);
-          if (n < rows_live)
-            r4_cp_async16(a_stage + 16 * (q * R4G_NR + n), src + (i64)n * act_stride + 16 * q);
-        }
+      for (int i = 0; i < R4G_PER; ++i) {
+        const int c = pt + 128 * i, q = c / R4G_NR, n = c % R4G_NR;
+        if (n < rows_live) r4_cp_async16(a_stage + 16 * c, src + (i64)n * act_stride + 16 * q);
       }
     }
-    r4_cp_async_commit();  // one group per iteration (empty past the end): wait_group counts them
-  };
-#pragma unroll
-  for (int j = 0; j < R4G_AD - 1; ++j) fill(j);
-  for (int it = 0; it < iters; ++it) {
-    // The writer publishes: its own copies of iteration it have landed (of the committed groups
-    // 0 .. it + R4G_AD - 2, all but the newest R4G_AD - 2 are complete), then the proxy fence (the
-    // copies are generic-proxy writes, wgmma reads through the async proxy), then the arrival.
-    // Only then the next fill, whose empty wait must not hold back this stage's publication.
-    // Session 15 first arrived with cp.async.mbarrier.arrive.noinc and fenced in the consumers
-    // instead: 1,157 of 45,960 sweep checks failed, sparsely (a race), most at NPW = 1.
-    r4_cp_async_wait<R4G_AD - 2>();
-    r4wg::fence_proxy_async();
-    r4wg::mbar_arrive(full + 8 * (it % R4_ST));
-    fill(it + R4G_AD - 1);
+    // Arrives once this thread's copies so far have landed (.noinc: one of the 128 expected
+    // arrivals). The copies are the generic proxy's; the consumers fence before wgmma reads them.
+    r4wg::cp_async_mbar_arrive_noinc(full + 8 * s);
   }
 #else
   u32x4 buf[R4G_DEPTH][R4G_PER];
@@ -349,6 +325,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
       const r4_saddr stage = ring + s * R4G_STAGE;
       const r4_saddr a_stage = stage + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
+      if (R4G_DIRECT) r4wg::fence_proxy_async();  // the producer's cp.async writes, before wgmma
       if (R4G_LESION & 2) {
         __syncwarp();
         if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
