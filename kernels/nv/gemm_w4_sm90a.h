@@ -81,6 +81,9 @@
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
+#ifndef R4G_WARF
+#define R4G_WARF 0  // EXPERIMENT: see the consumers' release below
+#endif
 
 // The stage's activations, 16-byte chunks: a row of 128 K holds kChunks of them; producer thread
 // pt takes chunks pt, pt + 128, ... (a warp reads consecutive chunks of a row: coalesced).
@@ -337,6 +340,12 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         for (int i = 0; i < R4G_NR / 2; ++i)
           acc[p][i] = fmaf(r4g_to_float(part[p][i]), (i & 2) ? w1 : w0, acc[p][i]);
       }
+      // EXPERIMENT (R4G_WARF 1; off: PTX unchanged): a proxy fence between this warp's wgmma reads
+      // of the stage (async proxy) and the release that lets the producer overwrite it (its
+      // stores are the generic proxy's). Session 15: a producer that cp.async'ed activations into
+      // the stage right after the release failed 1,157 of 45,960 sweep checks without it, none
+      // with it; this producer's stores come later in its iteration and have never failed.
+      if (R4G_WARF) r4wg::fence_proxy_async();
       __syncwarp();
       if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
     }
