@@ -149,15 +149,17 @@ void launch_gemm_w4a8(gpu::Kernel& k, const Config& c, const gpu::Arch& arch, co
 }
 
 void launch_quant_act_fp8(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
-                          gpu::DevicePtr sa, gpu::Stream& stream, const gpu::LaunchOptions& opt) {
+                          gpu::DevicePtr sa, ActOrder order, gpu::Stream& stream,
+                          const gpu::LaunchOptions& opt) {
   // One block of 256 threads per row (kernels/quant_act_fp8.cu), as quant_act.
-  launch_quant_act(k, s, a, aq, sa, stream, opt);
+  launch_quant_act(k, s, a, aq, sa, order, stream, opt);
 }
 
 void launch_quant_act(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
-                      gpu::DevicePtr sa, gpu::Stream& stream, const gpu::LaunchOptions& opt) {
-  int m = static_cast<int>(s.m), kk = static_cast<int>(s.k);
-  void* args[] = {&a, &aq, &sa, &m, &kk};
+                      gpu::DevicePtr sa, ActOrder order, gpu::Stream& stream,
+                      const gpu::LaunchOptions& opt) {
+  int m = static_cast<int>(s.m), kk = static_cast<int>(s.k), ord = static_cast<int>(order);
+  void* args[] = {&a, &aq, &sa, &m, &kk, &ord};
   gpu::Arch any;
   launch_raw(k, launch_dims(KernelId::quant_act, Config{}, any, s), stream, args, opt);
 }

@@ -73,13 +73,15 @@ void launch_gemm_a8(KernelId id, gpu::Kernel& k, const Config& c, const gpu::Arc
                     const Shape& s, gpu::DevicePtr aq, gpu::DevicePtr sa, const W4Weights& w,
                     gpu::DevicePtr out, gpu::DevicePtr workspace, gpu::Stream& stream,
                     const gpu::LaunchOptions& opt = {});
-// Aq (e4m3 [M, K]), sa (f32 [M]) = quant_act_fp8(A (bf16 [M, K])), kernels/quant_act_fp8.cu.
+// Aq (e4m3 [M, K]), sa (f32 [M]) = quant_act_fp8(A (bf16 [M, K])), kernels/quant_act_fp8.cu, Aq's
+// rows in `order`: act_order(gemm id, config) of the GEMM that reads them (kernels/config.hpp).
 void launch_quant_act_fp8(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
-                          gpu::DevicePtr sa, gpu::Stream& stream,
+                          gpu::DevicePtr sa, ActOrder order, gpu::Stream& stream,
                           const gpu::LaunchOptions& opt = {});
-// Aq (int8 [M, K]), sa (f32 [M]) = quant_act(A (bf16 [M, K])).
+// Aq (int8 [M, K]), sa (f32 [M]) = quant_act(A (bf16 [M, K])), Aq's rows in `order` (as above).
 void launch_quant_act(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
-                      gpu::DevicePtr sa, gpu::Stream& stream, const gpu::LaunchOptions& opt = {});
+                      gpu::DevicePtr sa, ActOrder order, gpu::Stream& stream,
+                      const gpu::LaunchOptions& opt = {});
 
 // The block-fp8 baseline's activation quantiser (kernels/quant_fp8_block.cu): A (bf16 [M, K]) ->
 // Aq (e4m3 [M, K]) and s (f32 [K/128][M]); what a block-fp8 decode step runs between GEMMs.

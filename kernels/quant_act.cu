@@ -3,7 +3,10 @@
 // rounding HALF TO EVEN (rintf under the default rounding mode; the CPU reference
 // kernels/reference.cpp uses std::nearbyint and the same f32 operations, so results match bit for
 // bit). A row of zeros gives sa = 0 and q = 0. One block of 256 threads per row, which reads its
-// row once into registers (kernels/quant_row.h); K a multiple of 8, A 16-byte aligned. No config
+// row once into registers (kernels/quant_row.h); K a multiple of 8, A 16-byte aligned. `order` 1
+// writes each row in the sm90a generation's order (ActOrder::sm90a in kernels/config.hpp: a dword
+// transpose within each 64-byte block, K a multiple of 64), which that generation's w4a8 GEMM
+// copies into its B tile as is; the ldg and mma.sync generations read order 0. No config
 // knobs: it is one read of M*K*2 bytes. A is read through L2 only (ld.global.cg): it is the
 // previous kernel's output, under PDL read after griddepcontrol.wait.
 #include "kernels/quant_row.h"
@@ -41,7 +44,8 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
     quant_act(const u16* __restrict__ A,   // [M, K] bf16 bits
               i8* __restrict__ Aq,         // [M, K] int8
               float* __restrict__ sa,      // [M] f32
-              int M, int K) {
+              int M, int K,
+              int order) {  // 0 natural, 1 the sm90a GEMMs' order (kernels/quant_row.h)
   // Under programmatic dependent launch (kernels/prelude.h): A is the previous kernel's output, so
   // wait before reading it; then let the next kernel (the w4a8 GEMM) start streaming its weights.
   r4_pdl_wait();
@@ -51,5 +55,5 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
   if (row >= M) return;
   u32* dst = reinterpret_cast<u32*>(Aq + (i64)row * K);
   constexpr int kVec = R4_QA_LEGACY ? 0 : R4_QA_VEC;
-  r4_quant_row_fit<R4_QA_THREADS, kVec>(A + (i64)row * K, K, 127.0f, dst, sa + row, R4QuantS8{});
+  r4_quant_row_fit<R4_QA_THREADS, kVec>(A + (i64)row * K, K, 127.0f, dst, sa + row, R4QuantS8{}, order);
 }

@@ -93,12 +93,13 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA8_THREADS)
     quant_act_fp8(const u16* __restrict__ A,       // [M, K] bf16 bits
                   unsigned char* __restrict__ Aq,  // [M, K] e4m3 bytes
                   float* __restrict__ sa,          // [M] f32
-                  int M, int K) {
+                  int M, int K,
+                  int order) {  // 0 natural, 1 the sm90a order (as quant_act)
   r4_pdl_wait();
   r4_pdl_launch_dependents();
   const int row = (int)blockIdx.x;
   if (row >= M) return;
   u32* dst = reinterpret_cast<u32*>(Aq + (i64)row * K);
   constexpr int kVec = R4_QA_LEGACY ? 0 : R4_QA8_VEC;
-  r4_quant_row_fit<R4_QA8_THREADS, kVec>(A + (i64)row * K, K, 448.0f, dst, sa + row, R4QuantE4m3{});
+  r4_quant_row_fit<R4_QA8_THREADS, kVec>(A + (i64)row * K, K, 448.0f, dst, sa + row, R4QuantE4m3{}, order);
 }

@@ -15,10 +15,10 @@
 //     bulk copies (cp.async.bulk: the sm80 layout keeps one 16-row tile's 128 K (one group) in
 //     1 KiB contiguous, its 16 scale dwords in 64 B) into a ring of ST stages completed by
 //     transaction counts on an mbarrier per stage ("full"); all 128 producer threads stage the
-//     stage's activations (16*MB rows x 128 K): cp.async into a staging ring three groups ahead,
-//     then shared -> shared to the k-permutation the weight fragments carry
-//     (kernels/nv/wgmma_layout_sm90a.h: it is not a 16-byte copy, hence no bulk copy into place;
-//     r4g_produce), fence them for the async proxy and arrive on "full";
+//     stage's activations (16*MB rows x 128 K) at the k-permutation the weight fragments carry
+//     (kernels/nv/wgmma_layout_sm90a.h): 8-bit ones arrive in that order from quant_act and are
+//     copied into place by 16-byte cp.async, 16-bit ones are loaded into registers stages ahead
+//     and stored permuted (r4g_produce); each thread then arrives on "full";
 //   - each consumer warpgroup waits for a stage, dequantises its NPW 64-row tiles (one 16-byte
 //     shared load per lane per 64 K per tile, as the first generation), issues the stage's wgmmas
 //     (8 k16 steps for 16-bit activations, 4 k32 steps for int8), waits for them, and releases
@@ -85,13 +85,39 @@
 #define R4G_WARF 0  // EXPERIMENT: see the consumers' release below
 #endif
 
-// The stage's activations, 16-byte chunks: a row of 128 K holds kChunks of them; producer thread
-// pt takes chunks pt, pt + 128, ... (a warp reads consecutive chunks of a row: coalesced).
+// The stage's activations, 16-byte chunks: a row of 128 K holds R4G_CHUNKS of them.
 #define R4G_CHUNKS (128 * R4G_EB / 16)
 #define R4G_PER ((R4G_NR * R4G_CHUNKS) / 128)  // chunks per producer thread per stage (>= 1)
 
+// How activations reach the B tile, by width.
+//   8-bit (int8, e4m3): quant_act / quant_act_fp8 write them in the sm90a order (ActOrder::sm90a,
+//     kernels/nv/wgmma_layout_sm90a.h act_index_8), in which every 16-byte chunk of a row is one
+//     core-matrix row of the B tile. The producer copies each chunk into place with a 16-byte
+//     cp.async and arrives on the stage's "full" barrier with cp.async.mbarrier.arrive.noinc, so no
+//     producer thread ever waits for an activation load: activations are ST stages ahead, as the
+//     weights are. Before (session 14, e12f903) they arrived in natural order and were permuted
+//     shared -> shared in the producer's chain: gate_up w4a8 (8, 1, 4, 2, 1, 4) M = 64 ran 43.0 us,
+//     34.9 with no activations staged at all (R4G_LESION 1), 23.1 as a bare weight ring (H200).
+//   16-bit (f16, bf16: the caller's own tensor, natural order): loaded into registers D stages
+//     ahead and stored at their permuted MMA-k positions (the 16-bit permutation moves 2-byte
+//     halves, so no copy lands it in place). A staging ring in shared memory (e12f903) cost w4a16
+//     its second block per SM at 6 stages: (8, 2, 2, 1, 1, 6) gate_up M = 64 74.4 -> 98.4 us.
+#define R4G_DIRECT (R4G_EB == 1)
+
 __device__ inline void r4g_st32(r4_saddr a, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
+}
+
+#if !R4G_DIRECT
+// 16-bit: producer thread pt takes chunks pt, pt + 128, ... (a warp reads consecutive chunks of a
+// row: coalesced).
+__device__ inline void r4g_load_act(u32x4 (&v)[R4G_PER], const char* __restrict__ src,
+                                    int rows_live, i64 stride, int pt) {
+#pragma unroll
+  for (int i = 0; i < R4G_PER; ++i) {
+    const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
+    if (n < rows_live) v[i] = r4_ld_cg16(src + (i64)n * stride + 16 * q);
+  }
 }
 
 // Writes the loaded chunks at the MMA-k positions of kernels/nv/wgmma_layout_sm90a.h. Rows past M
@@ -102,14 +128,6 @@ __device__ inline void r4g_store_act(const u32x4 (&v)[R4G_PER], r4_saddr a_stage
   for (int i = 0; i < R4G_PER; ++i) {
     const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
     if (n >= rows_live) continue;
-#if R4_ACT_KIND >= 2
-    // 16 int8 / e4m3 = real k 16q .. 16q+15: four 4-byte groups, each whole at one MMA-k position.
-    const int k0 = 16 * q;
-    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0, R4G_NR), v[i].x);
-    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 4, R4G_NR), v[i].y);
-    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 8, R4G_NR), v[i].z);
-    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 12, R4G_NR), v[i].w);
-#else
     // 8 16-bit values = real k 8q .. 8q+7 = (k16 steps s0, s0+1) x j = 0..3; the pairs (j0, j2)
     // and (j1, j3) sit at adjacent MMA-k positions (the first generation's prmt 0x5410 / 0x7632).
     const int k0 = 8 * q;
@@ -117,24 +135,19 @@ __device__ inline void r4g_store_act(const u32x4 (&v)[R4G_PER], r4_saddr a_stage
     r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0 + 1, R4G_NR), r4nv::prmt(v[i].x, v[i].y, 0x7632u));
     r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0 + 4, R4G_NR), r4nv::prmt(v[i].z, v[i].w, 0x5410u));
     r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0 + 5, R4G_NR), r4nv::prmt(v[i].z, v[i].w, 0x7632u));
-#endif
   }
 }
 
-// Producer: streams weights (bulk copies) and stages activations; one ring iteration per group.
-// Activations come from L2 (the previous kernel's output) and must be permuted into the B tile
-// (kernels/nv/wgmma_layout_sm90a.h), so they cannot be bulk-copied into place. Each producer thread
-// copies its 16-byte chunks of group it + SD - 1 with cp.async into a staging ring of SD natural-
-// order slots (coalesced, no registers held), waits for group it's (cp.async.wait_group SD - 1:
-// its own copies, issued SD - 1 groups earlier) and permutes them shared -> shared into the stage.
-// Before (session 4 to 13) the chunks were loaded into registers D = 2..4 stages ahead; at
-// NR = 64 only D = 2 fitted in registers, and the producer delivered one stage per L2 round trip:
-// gate_up w4a8 (8, 1, 4, 2, 1, 4) M = 64 ran 49.2 us, 34.9 without the staging and 23.1 as a
-// bare weight ring (R4G_LESION, H200, session 14).
-#ifndef R4G_SD
-#define R4G_SD 4  // kernels/config.hpp kSm90aActStaging
+// Register buffers: the loads come from L2 (the previous kernel's output), so a producer that
+// loaded one stage ahead delivered about one stage per L2 round trip (gate_up w4a8 M = 1 at
+// 19.3 us, 1.5x its read floor, H200 2026-11-30). D * R4G_PER 16-byte chunks per thread stay
+// within 8 (32 registers): deeper buffers at NR = 64 spilled (ptxas 13.0).
+#ifndef R4G_DEPTH
+#define R4G_DEPTH (R4G_PER <= 2 ? 4 : 2)
 #endif
-#define R4G_STG_BYTES (R4G_PER * 128 * 16)  // one staging slot: the stage's NR rows x 128 K
+#endif
+
+// Producer: streams weights (bulk copies) and stages activations; one ring iteration per group.
 __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
                                    const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                                    const char* __restrict__ act, int rows_live, i64 act_stride,
@@ -162,41 +175,57 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   if (lane == 0)
     for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
   r4_pdl_wait();  // the previous kernel may still be writing the activations
-  const r4_saddr stg = ring + R4_ST * R4G_STAGE;  // the staging ring, after the stages
-  // One commit group per group of K (empty past the split), so wait_group counts stages.
-  const auto stage_act = [&](int it) {
-    if (!(R4G_LESION & 1) && it < iters) {
-      const char* src = act + (i64)(g_begin + it) * 128 * R4G_EB;
-      const r4_saddr slot = stg + (it % R4G_SD) * R4G_STG_BYTES + 16 * pt;
-#pragma unroll
-      for (int i = 0; i < R4G_PER; ++i) {
-        const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
-        if (n < rows_live) r4_cp_async16(slot + i * 2048, src + (i64)n * act_stride + 16 * q);
-      }
-    }
-    r4_cp_async_commit();
-  };
-#pragma unroll
-  for (int j = 0; j < R4G_SD - 1; ++j) stage_act(j);
+  const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
+#if R4G_DIRECT
   for (int it = 0; it < iters; ++it) {
     const int s = it % R4_ST;
-    stage_act(it + R4G_SD - 1);
     if (it >= R4_ST) {
       r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
       if (lane == 0) issue(it);
     }
     if (!(R4G_LESION & 1)) {
-      r4_cp_async_wait<R4G_SD - 1>();  // this thread's chunks of group it have landed
-      u32x4 v[R4G_PER];
-      const r4_saddr slot = stg + (it % R4G_SD) * R4G_STG_BYTES + 16 * pt;
+      // Chunk c = q * NR + n (chunk q of row n) lands at byte 16 c of the B tile (b_offset_8 with
+      // the sm90a order: tests/kernels/wgmma_layout_test.cpp), so a warp's 32 lanes write 512
+      // contiguous bytes (no bank conflict) and read 32-byte runs of 16 / 32 rows in global memory.
+      const char* src = src_of(it);
+      const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
 #pragma unroll
-      for (int i = 0; i < R4G_PER; ++i) v[i] = r4_lds16(slot + i * 2048);
-      r4g_store_act(v, ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES), rows_live,
-                    pt);
+      for (int i = 0; i < R4G_PER; ++i) {
+        const int c = pt + 128 * i, q = c / R4G_NR, n = c % R4G_NR;
+        if (n < rows_live) r4_cp_async16(a_stage + 16 * c, src + (i64)n * act_stride + 16 * q);
+      }
     }
-    r4wg::fence_proxy_async();
-    r4wg::mbar_arrive(full + 8 * s);
+    // Arrives once this thread's copies so far have landed (.noinc: one of the 128 expected
+    // arrivals). The copies are the generic proxy's; the consumers fence before wgmma reads them.
+    r4wg::cp_async_mbar_arrive_noinc(full + 8 * s);
   }
+#else
+  u32x4 buf[R4G_DEPTH][R4G_PER];
+#pragma unroll
+  for (int j = 0; j < R4G_DEPTH - 1; ++j)
+    if (!(R4G_LESION & 1) && j < iters) r4g_load_act(buf[j], src_of(j), rows_live, act_stride, pt);
+  for (int it0 = 0; it0 < iters; it0 += R4G_DEPTH) {
+#pragma unroll
+    for (int j = 0; j < R4G_DEPTH; ++j) {
+      const int it = it0 + j;
+      if (it < iters) {
+        const int s = it % R4_ST;
+        if (!(R4G_LESION & 1) && it + R4G_DEPTH - 1 < iters)
+          r4g_load_act(buf[(j + R4G_DEPTH - 1) % R4G_DEPTH], src_of(it + R4G_DEPTH - 1), rows_live,
+                       act_stride, pt);
+        if (it >= R4_ST) {
+          r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
+          if (lane == 0) issue(it);
+        }
+        if (!(R4G_LESION & 1))
+          r4g_store_act(buf[j], ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES),
+                        rows_live, pt);
+        r4wg::fence_proxy_async();
+        r4wg::mbar_arrive(full + 8 * s);
+      }
+    }
+  }
+#endif
 }
 
 // The lane's A fragments of one stage for one 16-row tile, as codes (the group scale is applied to
@@ -299,6 +328,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
       const r4_saddr stage = ring + s * R4G_STAGE;
       const r4_saddr a_stage = stage + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
+      if (R4G_DIRECT) r4wg::fence_proxy_async();  // the producer's cp.async writes, before wgmma
       if (R4G_LESION & 2) {
         __syncwarp();
         if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);

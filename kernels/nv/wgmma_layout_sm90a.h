@@ -85,6 +85,21 @@ R4_WL_FN int b_offset_8(int n, int k, int nr) {
   return ((step * 2 + half) * (nr / 8) + (n >> 3)) * kCoreBytes + (n & 7) * 16 + byte;
 }
 
+// The sm90a order of 8-bit activations (ActOrder::sm90a, kernels/config.hpp): what quant_act and
+// quant_act_fp8 write for an sm90a GEMM, so that the producer copies 16-byte chunks into place.
+// A row keeps its K bytes; within each 64-K block (16 dwords) the dword of real k, 4t + c
+// (t = the weight lane's t, c = 2 * k32 step + half), moves to dword 4c + t: a 4 x 4 transpose of
+// dwords, its own inverse. Chunk q (bytes 16q .. 16q+15) of a 128-K group then holds exactly the
+// core-matrix row of (step * 2 + half) = q, i.e. b_offset_8(n, k, nr) ==
+// 16 * ((act_index_8(k) / 16) * nr + n) + act_index_8(k) % 16 for k in 0..127
+// (tests/kernels/wgmma_layout_test.cpp).
+R4_WL_FN int act_dword_8(int d) {
+  return (d & ~15) | ((d & 3) << 2) | ((d >> 2) & 3);
+}
+R4_WL_FN int act_index_8(int k) {
+  return 4 * act_dword_8(k >> 2) + (k & 3);
+}
+
 }  // namespace r4::wgmma_layout
 
 #endif  // R4_KERNELS_NV_WGMMA_LAYOUT_SM90A_H

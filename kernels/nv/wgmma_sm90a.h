@@ -87,6 +87,13 @@ __device__ inline void bulk_copy(r4_saddr dst, const void* src, u32 bytes, r4_sa
   }
 }
 
+// An arrival on `bar` once every cp.async this thread issued before it has landed (.noinc: it is
+// one of the barrier's expected arrivals, PTX ISA 9.7.9.25.3). cp.async writes are the generic
+// proxy's: a reader through the async proxy (wgmma) fences after its wait (fence_proxy_async).
+__device__ inline void cp_async_mbar_arrive_noinc(r4_saddr bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
 // Shared memory written by ordinary stores and read next by the async proxy (wgmma's B operand):
 // each writing thread fences before the barrier that publishes the data.
 __device__ inline void fence_proxy_async() {

@@ -277,9 +277,10 @@ class Driver {
       run_variant(*v, c, s, w, a, out, k);
       const auto [bad, ratio] = check_output(out, ref, s, tolerance(v->id, v->a_bf16, s.k));
       if (bad && lesion()) {
-        fmt::print("one {} {} {} M={}: LESION, {} of {} elements wrong by design; timed only to "
-                   "see what the left-out stage costs\n",
-                   v->label, to_string(c), sh->name, s.m, bad, s.m * s.n);
+        fmt::print(
+            "one {} {} {} M={}: LESION, {} of {} elements wrong by design; timed only to "
+            "see what the left-out stage costs\n",
+            v->label, to_string(c), sh->name, s.m, bad, s.m * s.n);
       } else if (bad) {
         fmt::print("one {} {} {} M={}: FAIL, {} of {} elements out of tolerance; not timed\n",
                    v->label, to_string(c), sh->name, s.m, bad, s.m * s.n);
@@ -294,7 +295,7 @@ class Driver {
         launch_gemm_w4a16(k, c, arch_, s, v->a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww, out.get(),
                           workspace_.get(), *stream_);
       else
-        launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+        launch_gemm_w4a8(k, c, arch_, s, a.aq_for(v->id, c), a.d_sa.get(), ww, out.get(),
                          workspace_.get(), *stream_);
     }
     stream_->synchronize();
@@ -306,7 +307,7 @@ class Driver {
             launch_gemm_w4a16(k, c, arch_, s, v->a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww,
                               out.get(), workspace_.get(), *stream_);
           else
-            launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+            launch_gemm_w4a8(k, c, arch_, s, a.aq_for(v->id, c), a.d_sa.get(), ww, out.get(),
                              workspace_.get(), *stream_);
         },
         TimingSpec{2, 11, 24});
@@ -324,14 +325,16 @@ class Driver {
       auto& qk = kernel("quant_act");
       const auto tq = time_graph(
           *ctx_, *stream_, 1,
-          [&](int) { launch_qa(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get()); },
+          [&](int) {
+            launch_qa(qk, s, a.d_bf16.get(), a.aq_for(v->id, c), a.d_sa.get(), act_order(v->id, c));
+          },
           TimingSpec{2, 11, 24});
       const auto tp = time_graph(
           *ctx_, *stream_, pool,
           [&](int e) {
-            launch_qa(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get());
+            launch_qa(qk, s, a.d_bf16.get(), a.aq_for(v->id, c), a.d_sa.get(), act_order(v->id, c));
             const W4Weights ww = cold.at(e);
-            launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+            launch_gemm_w4a8(k, c, arch_, s, a.aq_for(v->id, c), a.d_sa.get(), ww, out.get(),
                              workspace_.get(), *stream_);
           },
           TimingSpec{2, 11, 24});
@@ -354,9 +357,10 @@ class Driver {
     for (const auto& d : args_.defines) defs += " " + d;
     const auto o = ver.check(v.id, k, c, s.m, 11);
     if (!o.pass && lesion()) {
-      fmt::print("one {} {} {} M={}{}: LESION, {} elements wrong by design; timed only to see "
-                 "what the left-out stage costs\n",
-                 v.label, to_string(c), sh.name, s.m, defs, o.bad);
+      fmt::print(
+          "one {} {} {} M={}{}: LESION, {} elements wrong by design; timed only to see "
+          "what the left-out stage costs\n",
+          v.label, to_string(c), sh.name, s.m, defs, o.bad);
     } else if (!o.pass) {
       fmt::print("one {} {} {} M={}{}: FAIL, {} elements out of tolerance ({}); not timed\n",
                  v.label, to_string(c), sh.name, s.m, defs, o.bad, o.detail);
@@ -373,7 +377,8 @@ class Driver {
     const auto cold = cold_copies(w.wq, wq_bytes, w.wsz, ws_bytes, pool);
     auto a = make_acts(s.m, s.k, 5);
     auto& qk = ver.quant_act_fp8_kernel();
-    launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
+    launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), act_order(v.id, c),
+                         *stream_);
     gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
     const auto gemm = [&](int e) {
       const W4Weights ww = cold.at(e);
@@ -386,7 +391,8 @@ class Driver {
     const auto tp = time_graph(
         *ctx_, *stream_, pool,
         [&](int e) {
-          launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
+          launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(),
+                               act_order(v.id, c), *stream_);
           gemm(e);
         },
         TimingSpec{2, 11, 24});
@@ -409,10 +415,10 @@ class Driver {
   // quant_act at the block size it was compiled for: 256 (kernels/family.cpp launch_dims), or an
   // experiment's --define R4_QA_THREADS=N (run_one).
   void launch_qa(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
-                 gpu::DevicePtr sa) {
-    if (qa_threads_ == 256) return launch_quant_act(k, s, a, aq, sa, *stream_);
-    int m = static_cast<int>(s.m), kk = static_cast<int>(s.k);
-    void* args[] = {&a, &aq, &sa, &m, &kk};
+                 gpu::DevicePtr sa, ActOrder order) {
+    if (qa_threads_ == 256) return launch_quant_act(k, s, a, aq, sa, order, *stream_);
+    int m = static_cast<int>(s.m), kk = static_cast<int>(s.k), ord = static_cast<int>(order);
+    void* args[] = {&a, &aq, &sa, &m, &kk, &ord};
     k.launch({static_cast<unsigned>(m), 1, 1}, {qa_threads_, 1, 1}, 0, *stream_, args);
   }
 
@@ -476,6 +482,11 @@ class Driver {
     std::vector<std::int8_t> aq;
     std::vector<float> sa;
     gpu::DeviceBuffer d_f16, d_bf16, d_aq, d_sa;
+    gpu::DeviceBuffer d_aq_sm90a;  // d_aq in the sm90a order (arches with that generation)
+    // The int8 activations the GEMM config reads (kernels::act_order).
+    [[nodiscard]] gpu::DevicePtr aq_for(KernelId id, const Config& c) const {
+      return act_order(id, c) == ActOrder::sm90a ? d_aq_sm90a.get() : d_aq.get();
+    }
   };
   Acts make_acts(std::int64_t m, std::int64_t k, std::uint32_t seed) {
     Acts a;
@@ -492,7 +503,13 @@ class Driver {
     a.d_bf16 = upload(a.bf16);
     a.d_aq = gpu::DeviceBuffer(*ctx_, static_cast<std::size_t>(m * k));
     a.d_sa = gpu::DeviceBuffer(*ctx_, static_cast<std::size_t>(m) * 4);
-    launch_qa(kernel("quant_act"), {0, k, m}, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get());
+    launch_qa(kernel("quant_act"), {0, k, m}, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(),
+              ActOrder::natural);
+    if (gpu::has_wgmma(arch_)) {
+      a.d_aq_sm90a = gpu::DeviceBuffer(*ctx_, static_cast<std::size_t>(m * k));
+      launch_qa(kernel("quant_act"), {0, k, m}, a.d_bf16.get(), a.d_aq_sm90a.get(), a.d_sa.get(),
+                ActOrder::sm90a);
+    }
     a.aq = download<std::int8_t>(a.d_aq, static_cast<std::size_t>(m * k));
     a.sa = download<float>(a.d_sa, static_cast<std::size_t>(m));
     return a;
@@ -556,8 +573,8 @@ class Driver {
       launch_gemm_w4a16(k, c, arch_, s, v.a_bf16 ? a.d_bf16.get() : a.d_f16.get(), ww, out.get(),
                         workspace_.get(), *stream_);
     else
-      launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(), workspace_.get(),
-                       *stream_);
+      launch_gemm_w4a8(k, c, arch_, s, a.aq_for(v.id, c), a.d_sa.get(), ww, out.get(),
+                       workspace_.get(), *stream_);
   }
 
   void ensure_workspace(std::size_t bytes) {
@@ -766,7 +783,7 @@ void Driver::time_all() {
                   launch_gemm_w4a16(k, c, arch_, s, a.d_f16.get(), ww, out.get(), workspace_.get(),
                                     *stream_);
                 else
-                  launch_gemm_w4a8(k, c, arch_, s, a.d_aq.get(), a.d_sa.get(), ww, out.get(),
+                  launch_gemm_w4a8(k, c, arch_, s, a.aq_for(v.id, c), a.d_sa.get(), ww, out.get(),
                                    workspace_.get(), *stream_);
               },
               spec);
@@ -818,7 +835,8 @@ void Driver::time_all() {
         const auto t = time_graph(
             *ctx_, *stream_, 1,
             [&](int) {
-              launch_quant_act(k, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), *stream_);
+              launch_quant_act(k, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), ActOrder::natural,
+                               *stream_);
             },
             fine);
         row.qa = t.median_us;

@@ -101,7 +101,11 @@ TEST(Fp8GemmGpu, MatchesCpuReferenceAndBrokenKernelsFail) {
       gpu::DeviceBuffer out(*ctx, static_cast<std::size_t>(m * N) * 2);
       ctx->copy_to_device(a.get(), abf.data(), abf.size() * 2);
       launch_quant_act_fp8(qa_mod->kernel("quant_act_fp8"), s, a.get(), aq.get(), sa.get(),
-                           *stream);
+                           ActOrder::natural, *stream);
+      // The sm90a generation reads them in its own order (act_order).
+      gpu::DeviceBuffer aq_sm90a(*ctx, abf.size());
+      launch_quant_act_fp8(qa_mod->kernel("quant_act_fp8"), s, a.get(), aq_sm90a.get(), sa.get(),
+                           ActOrder::sm90a, *stream);
       std::vector<std::uint8_t> haq(abf.size());
       std::vector<float> hsa(static_cast<std::size_t>(m));
       stream->synchronize();
@@ -131,7 +135,8 @@ TEST(Fp8GemmGpu, MatchesCpuReferenceAndBrokenKernelsFail) {
           ASSERT_TRUE(bin.ok) << bin.log;
           auto mod = ctx->load(bin.binary);
           ctx->memset8(out.get(), 0xFF, static_cast<std::size_t>(m * N) * 2, *stream);
-          launch_gemm_a8(id, mod->kernel(std::string(name(id))), c, arch, s, aq.get(), sa.get(),
+          launch_gemm_a8(id, mod->kernel(std::string(name(id))), c, arch, s,
+                         act_order(id, c) == ActOrder::sm90a ? aq_sm90a.get() : aq.get(), sa.get(),
                          {wq.get(), wsz.get()}, out.get(), ws.get(), *stream);
           stream->synchronize();
           std::vector<std::uint16_t> h(static_cast<std::size_t>(m * N));

@@ -54,7 +54,12 @@ TEST(GpuCheck, SmallShapeMatchesCpuReference) {
   auto qa_bin = be->compile(compile_request(KernelId::quant_act, Config{}, arch));
   ASSERT_TRUE(qa_bin.ok) << qa_bin.log;
   auto qa_mod = ctx->load(qa_bin.binary);
-  launch_quant_act(qa_mod->kernel("quant_act"), s, dbf.get(), aq.get(), sa.get(), *stream);
+  launch_quant_act(qa_mod->kernel("quant_act"), s, dbf.get(), aq.get(), sa.get(), ActOrder::natural,
+                   *stream);
+  // The same activations in the sm90a order, for that generation's w4a8 GEMM (act_order).
+  gpu::DeviceBuffer aq_sm90a(*ctx, a16.size());
+  launch_quant_act(qa_mod->kernel("quant_act"), s, dbf.get(), aq_sm90a.get(), sa.get(),
+                   ActOrder::sm90a, *stream);
   stream->synchronize();
   std::vector<std::int8_t> haq(a16.size());
   std::vector<float> hsa(static_cast<std::size_t>(s.m));
@@ -89,8 +94,9 @@ TEST(GpuCheck, SmallShapeMatchesCpuReference) {
           launch_gemm_w4a16(mod->kernel(std::string(name(id))), c, arch, s,
                             bf ? dbf.get() : d16.get(), w, out.get(), ws.get(), *stream);
         else
-          launch_gemm_w4a8(mod->kernel(std::string(name(id))), c, arch, s, aq.get(), sa.get(), w,
-                           out.get(), ws.get(), *stream);
+          launch_gemm_w4a8(mod->kernel(std::string(name(id))), c, arch, s,
+                           act_order(id, c) == ActOrder::sm90a ? aq_sm90a.get() : aq.get(),
+                           sa.get(), w, out.get(), ws.get(), *stream);
         stream->synchronize();
         std::vector<std::uint16_t> h(mn);
         ctx->copy_to_host(h.data(), out.get(), mn * 2);

@@ -2,7 +2,8 @@
 // references, bit for bit: every output byte and every row scale. Output poisoned first (0xAB
 // bytes, NaN scales). Rows of several magnitudes, a zero row, rows with values far below their amax
 // (e4m3 subnormals and flushes to zero) and one with ties of the rounding. The same launch geometry
-// and argument order as quant_act (kernels/family.cpp launch_quant_act).
+// and argument order as quant_act (kernels/family.cpp launch_quant_act). Both orders: natural, and
+// the sm90a generation's (kernels/config.hpp act_order).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include "kernels/family.hpp"
 #include "kernels/host_half.hpp"
+#include "kernels/nv/wgmma_layout_sm90a.h"
 #include "kernels/reference.hpp"
 
 namespace r4::kernels {
@@ -19,9 +21,12 @@ namespace {
 // One (kernel, K) case: M = 33 rows as above. K = 8 (one vector), 4096, 5128 (a row that ends
 // inside the last thread's vectors), 16384 (exactly the 256 x 8 vectors held in registers) and
 // 20488 (past them: the loop for the remainder; kernels/quant_row.h).
+// In ActOrder::sm90a (K a multiple of 64) the bytes of a row are those of the natural order moved
+// to wgmma_layout::act_index_8 (the position the sm90a producer's 16-byte copies rely on).
 void check_bit_exact(gpu::Backend& be, gpu::Context& ctx, gpu::Stream& stream, bool fp8,
-                     std::int64_t k) {
-  SCOPED_TRACE(testing::Message() << (fp8 ? "quant_act_fp8" : "quant_act") << " K=" << k);
+                     std::int64_t k, ActOrder order) {
+  SCOPED_TRACE(testing::Message() << (fp8 ? "quant_act_fp8" : "quant_act") << " K=" << k
+                                  << " order=" << static_cast<int>(order));
   const Shape s{1, k, 33};  // N unused
   std::mt19937 rng(17 + static_cast<unsigned>(k));
   std::normal_distribution<float> nd;
@@ -43,6 +48,14 @@ void check_bit_exact(gpu::Backend& be, gpu::Context& ctx, gpu::Stream& stream, b
   else
     ref_quant_act(a, s.m, s.k, want_q8, want_sa);
   if (!fp8) std::memcpy(want_q.data(), want_q8.data(), a.size());
+  if (order == ActOrder::sm90a) {
+    const auto natural = want_q;
+    for (std::int64_t r = 0; r < s.m; ++r)
+      for (std::int64_t c = 0; c < s.k; ++c)
+        want_q[static_cast<std::size_t>(r * s.k + (c & ~63) +
+                                        wgmma_layout::act_index_8(static_cast<int>(c & 63)))] =
+            natural[static_cast<std::size_t>(r * s.k + c)];
+  }
   const auto arch = ctx.info().arch;
   const auto r = be.compile(fp8 ? quant_act_fp8_compile_request(arch)
                                 : compile_request(KernelId::quant_act, Config{}, arch));
@@ -53,7 +66,7 @@ void check_bit_exact(gpu::Backend& be, gpu::Context& ctx, gpu::Stream& stream, b
   ctx.memset8(dq.get(), 0xAB, a.size(), stream);
   ctx.memset8(dsa.get(), 0xFF, want_sa.size() * 4, stream);  // NaN
   launch_quant_act(mod->kernel(fp8 ? "quant_act_fp8" : "quant_act"), s, da.get(), dq.get(),
-                   dsa.get(), stream);
+                   dsa.get(), order, stream);
   stream.synchronize();
   std::vector<std::uint8_t> q(a.size());
   std::vector<float> sa(want_sa.size());
@@ -77,7 +90,9 @@ void check_every_k(bool fp8) {
   auto ctx = be->open(0);
   auto stream = ctx->create_stream();
   for (const std::int64_t k : {8, 4096, 5128, 16384, 20488})
-    check_bit_exact(*be, *ctx, *stream, fp8, k);
+    for (const ActOrder order : {ActOrder::natural, ActOrder::sm90a})
+      if (order == ActOrder::natural || k % 64 == 0)
+        check_bit_exact(*be, *ctx, *stream, fp8, k, order);
 }
 
 TEST(QuantActFp8Gpu, BitExactAgainstTheReference) {

@@ -71,14 +71,16 @@ double emulate_stage(int elem_bytes, int nr, const Placement& place, std::uint32
       for (int block = 0; block < 2; ++block) {
         // The lane's four dwords of this (tile, block): nibble i of dword s.
         const auto nib = [&](int s, int i, int& row, int& k) {
-          const long long dword = ((static_cast<long long>(warp) * (K / 64) + block) * 32 + lane) * 4 + s;
+          const long long dword =
+              ((static_cast<long long>(warp) * (K / 64) + block) * 32 + lane) * 4 + s;
           const auto rc = sm80::weight_at(dword, i, K);
           row = static_cast<int>(rc.n);
           k = static_cast<int>(rc.k);
         };
         if (elem_bytes == 2) {
           // dequant_f16 / dequant_bf16: k16 step s from dword s; a0 = (nib 0, nib 4), a1 = (1, 5),
-          // a2 = (2, 6), a3 = (3, 7); register r holds MMA (row g + 8 (r & 1), k 2t + 8 (r >> 1) + h).
+          // a2 = (2, 6), a3 = (3, 7); register r holds MMA (row g + 8 (r & 1), k 2t + 8 (r >> 1) +
+          // h).
           for (int s = 0; s < 4; ++s) {
             const int step = block * 4 + s;
             for (int r = 0; r < 4; ++r)
@@ -89,7 +91,8 @@ double emulate_stage(int elem_bytes, int nr, const Placement& place, std::uint32
                 const int mk = 2 * t + 8 * (r >> 1) + h;
                 for (int n = 0; n < nr; ++n)
                   d[static_cast<std::size_t>(row * nr + n)] +=
-                      static_cast<long long>(w[static_cast<std::size_t>(row * kK + k)]) * b_at(step, mk, n);
+                      static_cast<long long>(w[static_cast<std::size_t>(row * kK + k)]) *
+                      b_at(step, mk, n);
               }
           }
         } else {
@@ -106,7 +109,8 @@ double emulate_stage(int elem_bytes, int nr, const Placement& place, std::uint32
                 const int mk = 16 * (r >> 1) + 4 * t + j;
                 for (int n = 0; n < nr; ++n)
                   d[static_cast<std::size_t>(row * nr + n)] +=
-                      static_cast<long long>(w[static_cast<std::size_t>(row * kK + k)]) * b_at(step, mk, n);
+                      static_cast<long long>(w[static_cast<std::size_t>(row * kK + k)]) *
+                      b_at(step, mk, n);
               }
           }
         }
@@ -120,7 +124,8 @@ double emulate_stage(int elem_bytes, int nr, const Placement& place, std::uint32
       for (int k = 0; k < kK; ++k)
         exact += static_cast<long long>(w[static_cast<std::size_t>(row * kK + k)]) *
                  a[static_cast<std::size_t>(n * kK + k)];
-      worst = std::max(worst, std::abs(static_cast<double>(d[static_cast<std::size_t>(row * nr + n)] - exact)));
+      worst = std::max(
+          worst, std::abs(static_cast<double>(d[static_cast<std::size_t>(row * nr + n)] - exact)));
     }
   return worst;
 }
@@ -133,6 +138,27 @@ TEST(WgmmaLayoutSm90a, SixteenBitActivationsMatchTheWeightFragments) {
 TEST(WgmmaLayoutSm90a, EightBitActivationsMatchTheWeightFragments) {
   for (int nr : {16, 32, 64})
     EXPECT_EQ(emulate_stage(1, nr, wl::b_offset_8, 21u + static_cast<unsigned>(nr)), 0.0) << nr;
+}
+
+// The sm90a activation order (quant_act's ActOrder::sm90a): chunk q of a 128-K group's row, copied
+// as is to byte 16 (q * NR + n) of the stage (the producer's cp.async), puts every byte where
+// b_offset_8 wants it; and the order is a permutation of each 64-K block, its own inverse.
+TEST(WgmmaLayoutSm90a, EightBitSm90aOrderIsSixteenByteCopiesIntoPlace) {
+  for (int nr : {16, 32, 64})
+    for (int n = 0; n < nr; ++n)
+      for (int k = 0; k < 128; ++k) {
+        const int p = wl::act_index_8(k);
+        ASSERT_EQ(wl::b_offset_8(n, k, nr), 16 * ((p / 16) * nr + n) + p % 16)
+            << "nr " << nr << " n " << n << " k " << k;
+      }
+  std::vector<int> seen(128, 0);
+  for (int k = 0; k < 128; ++k) {
+    const int p = wl::act_index_8(k);
+    EXPECT_EQ(p / 64, k / 64) << k;  // stays in its 64-K block
+    EXPECT_EQ(wl::act_index_8(p), k) << k;
+    ++seen[static_cast<std::size_t>(p)];
+  }
+  for (int p = 0; p < 128; ++p) EXPECT_EQ(seen[static_cast<std::size_t>(p)], 1) << p;
 }
 
 TEST(WgmmaLayoutSm90a, AWrongKMapIsCaught) {

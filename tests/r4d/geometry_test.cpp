@@ -4,12 +4,13 @@
 // over the seeds' shapes and M = 1..64. (Shared memory was missing from the copy until the H200
 // run of 2026-11-30 showed every r4d launch faulting.) Also: the sm90a shared memory r4d opts
 // into at registration is what every launch of that config asks for, and all of it fits the
-// 227 KiB opt-in.
+// 227 KiB opt-in; and r4d's act_order is the family's for every w4a8 config.
 #include <gtest/gtest.h>
 
 #include "kernels/config.hpp"
 #include "kernels/family.hpp"
 #include "kernels/r4d/src/detail.hpp"
+#include "r4d/launch.hpp"
 
 namespace {
 
@@ -37,6 +38,10 @@ TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
           ASSERT_EQ(got.block, want.block.x);
           ASSERT_EQ(got.shared, want.shared_bytes);
           ASSERT_EQ(r4d::detail::workspace_bytes(c, m, n), rk::workspace_bytes(id, kc, s));
+          // The int8 activations' order r4d asks quant_act for is the one the tuner timed.
+          if (id == rk::KernelId::gemm_w4a8_nt) {
+            ASSERT_EQ(static_cast<int>(r4d::act_order(c)), static_cast<int>(rk::act_order(id, kc)));
+          }
           // What config_for checks (a mma_sync or ldg config on sm_80 and sm_90, an sm90a one on
           // sm_90) accepts every config valid on sm_90; the sm90a generation is not valid on sm_80.
           ASSERT_TRUE(r4d::detail::valid_for_build(id, c, s));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu_problem.hpp"
+#include "kernels/nv/wgmma_layout_sm90a.h"
 #include "kernels/r4d/src/detail.hpp"
 #include "r4d/r4d.hpp"
 
@@ -79,7 +80,9 @@ TEST_F(R4dLaunch, QuantActBitExactAndW4a8MatchesReference) {
           sc(static_cast<std::size_t>(m) * 4), c(static_cast<std::size_t>(m) * n * 2);
       a.upload(p.ab16);
       c.poison();
-      ASSERT_EQ(r4d::quant_act(a.get(), q.get(), sc.get(), m, k, nullptr), Status::ok);
+      // q in the order the config reads (an sm90a config: the dword transpose of act_order).
+      const r4d::ActOrder order = r4d::act_order(*cfg);
+      ASSERT_EQ(r4d::quant_act(a.get(), q.get(), sc.get(), m, k, order, nullptr), Status::ok);
       if (cfg->gen == r4d::kGenSm90a && !sm90a_runs_here()) {
         EXPECT_EQ(r4d::gemm_w4a8_nt(q.get(), sc.get(), w.wq.get(), w.wsz.get(), c.get(), m, k, n,
                                     *cfg, nullptr),
@@ -94,6 +97,13 @@ TEST_F(R4dLaunch, QuantActBitExactAndW4a8MatchesReference) {
       std::vector<std::int8_t> rq(static_cast<std::size_t>(m) * k);
       std::vector<float> rs(static_cast<std::size_t>(m));
       r4::kernels::ref_quant_act(p.ab16, m, k, rq, rs);
+      if (order == r4d::ActOrder::sm90a) {
+        const auto natural = rq;
+        for (int r = 0; r < m; ++r)
+          for (int kk = 0; kk < k; ++kk)
+            rq[static_cast<std::size_t>(r) * k + r4::wgmma_layout::act_index_8(kk)] =
+                natural[static_cast<std::size_t>(r) * k + kk];
+      }
       EXPECT_EQ(q.download<std::int8_t>(), rq);
       EXPECT_EQ(sc.download<float>(), rs);
       EXPECT_EQ(check_w4a8(p, c.download<std::uint16_t>()), 0);
@@ -203,7 +213,9 @@ TEST_F(R4dLaunch, Sm90aBandsMatchReference) {
           DevBuf ab(p.ab16.size() * 2), q(static_cast<std::size_t>(m) * r.k),
               sc(static_cast<std::size_t>(m) * 4);
           ab.upload(p.ab16);
-          ASSERT_EQ(r4d::quant_act(ab.get(), q.get(), sc.get(), m, r.k, nullptr), Status::ok);
+          ASSERT_EQ(
+              r4d::quant_act(ab.get(), q.get(), sc.get(), m, r.k, r4d::act_order(*cfg), nullptr),
+              Status::ok);
           const auto out = twice([&] {
             return r4d::gemm_w4a8_nt(q.get(), sc.get(), w.wq.get(), w.wsz.get(), c.get(), m, r.k,
                                      r.n, *cfg, nullptr);

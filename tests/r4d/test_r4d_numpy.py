@@ -135,6 +135,14 @@ def main():
                 raise AssertionError("a launch without a registered device went through")
             except RuntimeError as e:
                 assert str(e).startswith("r4d."), e
+    # The activation order a config's one-byte GEMM reads (r4d::act_order), and a bad order named.
+    assert r4d.act_order(sm90a_cfg) == "sm90a" and r4d.act_order((1, 1, 1, 1, 0)) == "natural"
+    assert r4d.act_order(("ldg", 4, 1, 1, 1, 0, 4)) == "natural"
+    try:
+        r4d.quant_act(0, 0, 0, 8, 5120, 0, order="transposed")
+        raise AssertionError("order='transposed' was accepted")
+    except ValueError as e:
+        assert "order" in str(e), e
     try:
         r4d.gemm(0, 0, 0, 0, 8, 5120, 256, 0, pdl="yes")
         raise AssertionError("pdl='yes' was accepted")

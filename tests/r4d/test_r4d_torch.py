@@ -100,6 +100,15 @@ def pack(q, scale):
     return (torch.from_numpy(wq.view(np.int32)).to(dev), torch.from_numpy(wsz.view(np.int32)).to(dev))
 
 
+def sm90a_positions(K):
+    """Column of q (ActOrder::sm90a) that holds real k, for k in 0..K-1: within each 64-K block the
+    dword 4t + c moves to 4c + t (kernels/nv/wgmma_layout_sm90a.h act_index_8)."""
+    k = torch.arange(K)
+    d = k // 4
+    p = (d & ~15) | ((d & 3) << 2) | ((d >> 2) & 3)
+    return 4 * p + (k & 3)
+
+
 def quant_act_ref(a_bf16):
     """quant_act's contract in torch, operation for operation. The divisions are tensor / tensor on
     purpose: torch evaluates `127.0 / t` as reciprocal(t) * 127 and `t / 127.0` (CPU scalar
@@ -138,12 +147,17 @@ class Layer:
                 a = x.to(torch.bfloat16).contiguous()
                 q = torch.empty((m, self.K), device="cuda", dtype=torch.int8)
                 sc = torch.empty(m, device="cuda", dtype=torch.float32)
+                # q in the order the config's GEMM reads (r4d.act_order: the sm90a generation's
+                # is a dword transpose within each 64-byte block of a row).
+                order = r4d.act_order(tuple(cfg))
                 getattr(r4d, r4d.select("quant_act", K=self.K, dtype="bf16"))(
-                    a.data_ptr(), q.data_ptr(), sc.data_ptr(), m, self.K, st)
+                    a.data_ptr(), q.data_ptr(), sc.data_ptr(), m, self.K, st, order=order)
                 getattr(r4d, r4d.select("gemm_nt", M=m, K=self.K, N=self.N, dtype="w4a8"))(
                     q.data_ptr(), sc.data_ptr(), self.wq.data_ptr(), self.wsz.data_ptr(), c.data_ptr(),
                     m, self.K, self.N, *cfg, st)
                 qr, sr = quant_act_ref(a)
+                if order == "sm90a":  # compare in the natural order
+                    q = q[:, sm90a_positions(self.K).to(q.device)]
                 return c, (qr * sr[:, None]) @ self.wdq.T, "w4a8", (q, sc, qr, sr)
         cfg = r4d.config_for(self.N, self.K, m)
         assert cfg is not None, (self.N, self.K, m)

@@ -154,7 +154,8 @@ struct StepChain::Impl {
                                    out[l].get(), workspace.get(), s, opt);
       } else {
         kernels::launch_quant_act(tools.verifier->quant_act_kernel(), sh, input_of(l, verifying),
-                                  aq[l].get(), sa[l].get(), s, opt);
+                                  aq[l].get(), sa[l].get(), kernels::act_order(L.kernel, L.config),
+                                  s, opt);
         kernels::launch_gemm_w4a8(*L.gemm, L.config, arch, sh, aq[l].get(), sa[l].get(), w,
                                   out[l].get(), workspace.get(), s, opt);
       }

@@ -282,12 +282,15 @@ struct Session {
             kernels::launch_gemm_w4a16(*kern, cfg, arch, s, a_f16[u].get(), w, c[u].get(), wsp, st);
           } else {
             // What serving pays for the one-byte paths: quantise the activations (int8 or e4m3,
-            // into the same buffers), then the GEMM.
+            // into the same buffers)
+            // in the order the GEMM reads (kernels::act_order), then the GEMM.
+            const auto order = kernels::act_order(id, cfg);
             if (fp8)
               kernels::launch_quant_act_fp8(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(),
-                                            st);
+                                            order, st);
             else
-              kernels::launch_quant_act(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(), st);
+              kernels::launch_quant_act(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(), order,
+                                        st);
             kernels::launch_gemm_a8(id, *kern, cfg, arch, s, a_q[u].get(), a_s[u].get(), w,
                                     c[u].get(), wsp, st);
           }

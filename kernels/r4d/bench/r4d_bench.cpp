@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
       // overlapped launches with plain ones. A decode step with PDL is bench/chain_bench.cpp's.
       constexpr auto plain = r4d::Pdl::off;
       if (a8) {
-        st = r4d::quant_act(p(a[i]), p(q[i]), p(sa[i]), m, r.k, rs, plain);
+        st = r4d::quant_act(p(a[i]), p(q[i]), p(sa[i]), m, r.k, r4d::act_order(rc), rs, plain);
         if (st == r4d::Status::ok)
           st = r4d::gemm_w4a8_nt(p(q[i]), p(sa[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, rc,
                                  rs, plain);
@@ -197,7 +197,8 @@ int main(int argc, char** argv) {
     auto via_nvrtc = [&](int i) {
       const rk::W4Weights w{wq[i].get(), wsz[i].get()};
       if (a8) {
-        rk::launch_quant_act(qa_kern, shape, a[i].get(), q[i].get(), sa[i].get(), *stream);
+        rk::launch_quant_act(qa_kern, shape, a[i].get(), q[i].get(), sa[i].get(),
+                             rk::act_order(id, kc), *stream);
         rk::launch_gemm_w4a8(kern, kc, info.arch, shape, q[i].get(), sa[i].get(), w, c[i].get(),
                              ws.get(), *stream);
       } else

@@ -136,6 +136,12 @@ py::dict dict_from_table(r4d::Table t) {
 }
 
 // A config splatted after N as (gen name, WV, SK, MB, NPW, NT, ST): the sm90a tuple's form.
+r4d::ActOrder order_arg(const std::string& order) {
+  if (order == "natural") return r4d::ActOrder::natural;
+  if (order == "sm90a") return r4d::ActOrder::sm90a;
+  throw py::value_error("r4d: order must be 'natural' or 'sm90a', got '" + order + "'");
+}
+
 r4d::Config splat_config(const std::string& gen, int WV, int SK, int MB, int NPW, int NT, int ST) {
   return {WV, SK, MB, NPW, NT, generation_arg(gen), ST};
 }
@@ -262,15 +268,29 @@ PYBIND11_MODULE(r4d, m) {
       py::arg("pdl") = py::none(),
       "C bf16 [M,N] = diag(sc) q int8 [M,K] x W^T, an sm90a config splatted after N.");
   m.def(
+      "act_order",
+      [](const py::tuple& cfg) {
+        // config_for's tuples: 5 ints for mma_sync, (generation name, 6 ints) otherwise.
+        const bool sm90a = !cfg.empty() && py::isinstance<py::str>(cfg[0]) &&
+                           cfg[0].cast<std::string>() == "sm90a";
+        return std::string(sm90a ? "sm90a" : "natural");
+      },
+      py::arg("cfg"),
+      "The order ('natural' or 'sm90a') a config's one-byte GEMM reads q in: pass it to "
+      "quant_act / quant_act_fp8 as order=.");
+  m.def(
       "quant_act",
-      [](ptr a, ptr q, ptr sc, int M, int K, ptr stream, std::optional<bool> pdl) {
+      [](ptr a, ptr q, ptr sc, int M, int K, ptr stream, std::optional<bool> pdl,
+         const std::string& order) {
+        const r4d::ActOrder o = order_arg(order);  // a bad order is named before any launch
         launch("quant_act", stream, [&](r4d::stream_t s) {
-          return r4d::quant_act(cp(a), mp(q), mp(sc), M, K, s, pdl_arg(pdl));
+          return r4d::quant_act(cp(a), mp(q), mp(sc), M, K, o, s, pdl_arg(pdl));
         });
       },
       py::arg("a"), py::arg("q"), py::arg("sc"), py::arg("M"), py::arg("K"), py::arg("stream"),
-      py::kw_only(), py::arg("pdl") = py::none(),
-      "q int8 [M,K], sc f32 [M] = per-row quantisation of A bf16 [M,K].");
+      py::kw_only(), py::arg("pdl") = py::none(), py::arg("order") = "natural",
+      "q int8 [M,K], sc f32 [M] = per-row quantisation of A bf16 [M,K]; q in order "
+      "(act_order(cfg) of the GEMM config that reads it).");
   // The fp8-activation GEMMs (sm_89+): the w4a8 arguments; a config is splatted after N as
   // (gen, WV, SK, MB, NPW, NT, ST), what config_for(..., dtype=...) returns.
   for (const char* nm : {"gemm_w4a8fp8_nt", "gemm_mxfp4a8fp8_nt"}) {
@@ -297,14 +317,16 @@ PYBIND11_MODULE(r4d, m) {
   }
   m.def(
       "quant_act_fp8",
-      [](ptr a, ptr q, ptr sc, int M, int K, ptr stream, std::optional<bool> pdl) {
+      [](ptr a, ptr q, ptr sc, int M, int K, ptr stream, std::optional<bool> pdl,
+         const std::string& order) {
+        const r4d::ActOrder o = order_arg(order);
         launch("quant_act_fp8", stream, [&](r4d::stream_t s) {
-          return r4d::quant_act_fp8(cp(a), mp(q), mp(sc), M, K, s, pdl_arg(pdl));
+          return r4d::quant_act_fp8(cp(a), mp(q), mp(sc), M, K, o, s, pdl_arg(pdl));
         });
       },
       py::arg("a"), py::arg("q"), py::arg("sc"), py::arg("M"), py::arg("K"), py::arg("stream"),
-      py::kw_only(), py::arg("pdl") = py::none(),
-      "q e4m3 [M,K], sc f32 [M] = amax/448 per row of A bf16 [M,K].");
+      py::kw_only(), py::arg("pdl") = py::none(), py::arg("order") = "natural",
+      "q e4m3 [M,K], sc f32 [M] = amax/448 per row of A bf16 [M,K]; q in order (as quant_act).");
   m.def(
       "gemm",
       [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, ptr stream, std::optional<bool> pdl,

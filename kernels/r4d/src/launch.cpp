@@ -391,15 +391,17 @@ Status launch_fp8(KernelId id, const void* q, const void* sc, const void* wq, co
 }
 
 // quant_act / quant_act_fp8: one block per row, the same arguments.
-Status launch_quant(KernelId id, const void* a, void* q, void* sc, int M, int K, stream_t stream,
-                    Pdl pdl) {
+Status launch_quant(KernelId id, const void* a, void* q, void* sc, int M, int K, ActOrder order,
+                    stream_t stream, Pdl pdl) {
   const detail::CompiledKernel* k = nullptr;
   const DeviceState* st = nullptr;
   bool use_pdl = false;
   if (Status s = prepare(id, Config{}, false, M, K, 16, pdl, k, st, use_pdl); s != Status::ok)
     return s;
   if (!aligned(a, 16) || !aligned(q, 16) || !aligned(sc, 4)) return refuse(Status::bad_argument);
-  void* args[] = {&a, &q, &sc, &M, &K};
+  if (order == ActOrder::sm90a && K % 64 != 0) return refuse(Status::bad_argument);
+  int ord = static_cast<int>(order);
+  void* args[] = {&a, &q, &sc, &M, &K, &ord};
   return enqueue(*k, {static_cast<unsigned>(M), 1, 1, detail::kQuantActThreads, 0}, args, stream,
                  use_pdl);
 }
@@ -417,7 +419,12 @@ Status gemm_mxfp4a8fp8_nt(const void* q, const void* sc, const void* wq, const v
 }
 
 Status quant_act_fp8(const void* a, void* q, void* sc, int M, int K, stream_t stream, Pdl pdl) {
-  return launch_quant(KernelId::quant_act_fp8, a, q, sc, M, K, stream, pdl);
+  return launch_quant(KernelId::quant_act_fp8, a, q, sc, M, K, ActOrder::natural, stream, pdl);
+}
+
+Status quant_act_fp8(const void* a, void* q, void* sc, int M, int K, ActOrder order,
+                     stream_t stream, Pdl pdl) {
+  return launch_quant(KernelId::quant_act_fp8, a, q, sc, M, K, order, stream, pdl);
 }
 
 bool dtype_supported(Dtype d, int device) {
@@ -440,12 +447,23 @@ Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
     return refuse(Status::workspace_too_small);
   void* q = st->scratch;
   void* sc = st->scratch + q_bytes;
-  if (Status s = quant_act_fp8(a_bf16, q, sc, M, K, stream, pdl); s != Status::ok) return s;
+  if (Status s = quant_act_fp8(a_bf16, q, sc, M, K, act_order(*l.config), stream, pdl);
+      s != Status::ok)
+    return s;
   return launch_fp8(detail::kernel_of(d), q, sc, wq, wsz, c, M, K, N, *l.config, stream, pdl);
 }
 
 Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream, Pdl pdl) {
-  return launch_quant(KernelId::quant_act, a, q, sc, M, K, stream, pdl);
+  return launch_quant(KernelId::quant_act, a, q, sc, M, K, ActOrder::natural, stream, pdl);
+}
+
+Status quant_act(const void* a, void* q, void* sc, int M, int K, ActOrder order, stream_t stream,
+                 Pdl pdl) {
+  return launch_quant(KernelId::quant_act, a, q, sc, M, K, order, stream, pdl);
+}
+
+ActOrder act_order(const Config& cfg) {
+  return cfg.gen == kGenSm90a ? ActOrder::sm90a : ActOrder::natural;
 }
 
 Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M, int K, int N,
@@ -463,7 +481,8 @@ Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
       void* sc = st->scratch + q_bytes;
       // Under PDL the scratch is shared safely too: quant_act writes q/sc after its wait (the
       // previous kernel, which may be an earlier gemm's w4a8 GEMM reading them, has completed).
-      if (Status s = quant_act(a_bf16, q, sc, M, K, stream, pdl); s != Status::ok) return s;
+      if (Status s = quant_act(a_bf16, q, sc, M, K, act_order(*cfg), stream, pdl); s != Status::ok)
+        return s;
       return gemm_w4a8_nt(q, sc, wq, wsz, c, M, K, N, *cfg, stream, pdl);
     }
   }

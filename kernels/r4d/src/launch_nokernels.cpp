@@ -70,6 +70,12 @@ Status gemm_w4a8_nt(const void*, const void*, const void*, const void*, void*, i
 Status quant_act(const void*, void*, void*, int, int, stream_t, Pdl) {
   return refuse();
 }
+Status quant_act(const void*, void*, void*, int, int, ActOrder, stream_t, Pdl) {
+  return refuse();
+}
+ActOrder act_order(const Config& cfg) {
+  return cfg.gen == kGenSm90a ? ActOrder::sm90a : ActOrder::natural;
+}
 Status gemm(const void*, const void*, const void*, void*, int, int, int, stream_t, Pdl) {
   return refuse();
 }
@@ -85,6 +91,9 @@ Status gemm_mxfp4a8fp8_nt(const void*, const void*, const void*, const void*, vo
   return refuse();
 }
 Status quant_act_fp8(const void*, void*, void*, int, int, stream_t, Pdl) {
+  return refuse();
+}
+Status quant_act_fp8(const void*, void*, void*, int, int, ActOrder, stream_t, Pdl) {
   return refuse();
 }
 bool dtype_supported(Dtype, int) {

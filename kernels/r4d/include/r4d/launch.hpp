@@ -90,8 +90,21 @@ void release(int device);
                                   void* c, int M, int K, int N, int WV, int SK, int MB, int NPW,
                                   int NT, stream_t stream, Pdl pdl = Pdl::automatic);
 // q[M, K] int8, sc[M] f32 = per-row symmetric quantisation of A[M, K] bf16. K a multiple of 8.
+// Without an order, q is natural (row-major, k ascending): what the mma_sync and ldg generations
+// read. An sm90a config's one-byte GEMM reads q in ActOrder::sm90a (below): pass
+// act_order(config) to the ordered form.
 [[nodiscard]] Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream,
                                Pdl pdl = Pdl::automatic);
+// The order a config's one-byte GEMM (gemm_w4a8_nt, gemm_w4a8fp8_nt) reads q in: natural, or the
+// sm90a generation's: each row keeps its K bytes, and within every 64-byte block the dword of k,
+// 4t + c, sits at dword 4c + t (a 4 x 4 dword transpose; kernels/nv/wgmma_layout_sm90a.h
+// act_index_8), so that kernel copies 16-byte chunks straight into its wgmma operand tile.
+// r4d::gemm pairs them itself.
+enum class ActOrder : int { natural = 0, sm90a = 1 };
+[[nodiscard]] ActOrder act_order(const Config& cfg);
+// quant_act with q in `order` (sm90a: K a multiple of 64).
+[[nodiscard]] Status quant_act(const void* a, void* q, void* sc, int M, int K, ActOrder order,
+                               stream_t stream, Pdl pdl = Pdl::automatic);
 
 // The fp8-activation GEMMs (sm_89+; issue 13): C[M, N] bf16 = diag(sc) q[M, K] e4m3 x W^T, W the
 // int4 g128 weight in the sm80 layout (gemm_w4a8fp8_nt: GPTQ / AutoRound symmetric after
@@ -104,9 +117,12 @@ void release(int device);
                                         const void* wsz, void* c, int M, int K, int N,
                                         const Config& cfg, stream_t stream,
                                         Pdl pdl = Pdl::automatic);
-// q[M, K] OCP e4m3, sc[M] f32 = amax / 448 per row of A[M, K] bf16 (kernels/quant_act_fp8.cu).
+// q[M, K] OCP e4m3, sc[M] f32 = amax / 448 per row of A[M, K] bf16 (kernels/quant_act_fp8.cu);
+// q natural, or in `order` (as quant_act: an sm90a gemm_w4a8fp8_nt config reads ActOrder::sm90a).
 [[nodiscard]] Status quant_act_fp8(const void* a, void* q, void* sc, int M, int K, stream_t stream,
                                    Pdl pdl = Pdl::automatic);
+[[nodiscard]] Status quant_act_fp8(const void* a, void* q, void* sc, int M, int K, ActOrder order,
+                                   stream_t stream, Pdl pdl = Pdl::automatic);
 // Whether `device` (registered by init) can run dtype `d` in this build: the fp8 dtypes need
 // compute capability 8.9+ and compiled kernels; false for an unregistered device.
 [[nodiscard]] bool dtype_supported(Dtype d, int device);
