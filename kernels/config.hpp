@@ -105,10 +105,25 @@ inline constexpr int kSharedLimit = 49024;  // 48 KiB less the kernels' static s
 // of static shared memory (the split-K flag) and slack.
 inline constexpr int kSm90aSharedLimit = 232448 - 1024;
 
-// Mirrors kernels/nv/gemm_w4_sm90a.h (R4G_STAGE, R4G_RING_OFFSET): the barriers' 1 KiB, then ST
-// stages of 4*(WV/4)*NPW sm80 tiles x (1 KiB of weights + 64 B of scales) and 16*MB activation
-// rows x 128 K. (Session 14's natural-order staging ring after the stages is gone: 8-bit
-// activations arrive in the sm90a order and are copied into place, 16-bit ones wait in registers.)
+// The order quant_act / quant_act_fp8 write their 8-bit activations in, for the GEMM config that
+// reads them: natural, or the sm90a generation's (kernels/nv/wgmma_layout_sm90a.h act_index_8: a
+// dword transpose within each 64-byte block, so that its producer copies 16-byte chunks straight
+// into the wgmma B tile). That producer (R4G_DIRECT in kernels/nv/gemm_w4_sm90a.h) serves the int8
+// sm90a configs with MB = 4 and two consumer warpgroups, where it measured faster (session 15);
+// the other one-byte configs read natural order. Every path that pairs a quantiser with a GEMM
+// asks this function: the tuner's checks and races, the step chain, r4kern, r4d.
+enum class ActOrder : int { natural = 0, sm90a = 1 };
+[[nodiscard]] constexpr ActOrder act_order(KernelId id, const Config& c) {
+  return c.gen == kGenSm90a && id == KernelId::gemm_w4a8_nt && c.mb == 4 && c.wv == 8
+             ? ActOrder::sm90a
+             : ActOrder::natural;
+}
+
+// Mirrors kernels/nv/gemm_w4_sm90a.h (R4G_STAGE, R4G_RING_OFFSET, R4G_SD): the barriers' 1 KiB,
+// then ST stages of 4*(WV/4)*NPW sm80 tiles x (1 KiB of weights + 64 B of scales) and 16*MB
+// activation rows x 128 K, then, for the one-byte configs that read natural order (R4G_STAGED),
+// the producer's staging ring: kSm90aActStaging slots of the stage's activations.
+inline constexpr int kSm90aActStaging = 4;
 [[nodiscard]] constexpr std::int64_t sm90a_act_bytes(KernelId id, const Config& c) {
   const std::int64_t act_bytes = id == KernelId::gemm_w4a16_nt ? 2 : 1;
   return 16 * c.mb * 128 * act_bytes;
@@ -116,8 +131,12 @@ inline constexpr int kSm90aSharedLimit = 232448 - 1024;
 [[nodiscard]] constexpr std::int64_t sm90a_stage_bytes(KernelId id, const Config& c) {
   return static_cast<std::int64_t>(c.wv) * c.npw * (1024 + 64) + sm90a_act_bytes(id, c);
 }
+[[nodiscard]] constexpr bool sm90a_staged(KernelId id, const Config& c) {
+  return id != KernelId::gemm_w4a16_nt && act_order(id, c) == ActOrder::natural;
+}
 [[nodiscard]] constexpr std::int64_t sm90a_shared_bytes(KernelId id, const Config& c) {
-  return 1024 + static_cast<std::int64_t>(c.st) * sm90a_stage_bytes(id, c);
+  return 1024 + static_cast<std::int64_t>(c.st) * sm90a_stage_bytes(id, c) +
+         (sm90a_staged(id, c) ? kSm90aActStaging * sm90a_act_bytes(id, c) : 0);
 }
 // Mirrors R4_ROW_BYTES_S / R4_SMEM_S / R4_STAGES in kernels/gemm_common.h.
 [[nodiscard]] constexpr std::int64_t staged_row_bytes(KernelId id, int stages) {
@@ -219,18 +238,6 @@ inline constexpr int kLdgRegisterBudget = 208;
   const std::int64_t xblocks = (s.n / 16 + c.wv * c.npw - 1) / (c.wv * c.npw);
   if (c.sk > 1 && xblocks * ((mtiles + c.mb - 1) / c.mb) > kSplitKCounters) return false;
   return true;
-}
-
-// The order quant_act / quant_act_fp8 write their 8-bit activations in, for the GEMM config that
-// reads them: natural, or the sm90a generation's (kernels/nv/wgmma_layout_sm90a.h act_index_8: a
-// dword transpose within each 64-byte block, so that its producer copies 16-byte chunks straight
-// into the wgmma B tile). Every path that pairs a quantiser with a GEMM asks this function: the
-// tuner's checks and races, the step chain, r4kern, r4d.
-enum class ActOrder : int { natural = 0, sm90a = 1 };
-[[nodiscard]] constexpr ActOrder act_order(KernelId id, const Config& c) {
-  return c.gen == kGenSm90a && (id == KernelId::gemm_w4a8_nt || id == KernelId::gemm_w4a8fp8_nt)
-             ? ActOrder::sm90a
-             : ActOrder::natural;
 }
 
 // Every config is_valid(id, c, arch) accepts, in a fixed order (WV, SK, MB, NPW, NT nested).

@@ -82,35 +82,38 @@
 #define R4G_LESION 0
 #endif
 #ifndef R4G_WARF
-#define R4G_WARF 0  // EXPERIMENT: see the consumers' release below
+#define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
 #endif
 
 // The stage's activations, 16-byte chunks: a row of 128 K holds R4G_CHUNKS of them.
 #define R4G_CHUNKS (128 * R4G_EB / 16)
 #define R4G_PER ((R4G_NR * R4G_CHUNKS) / 128)  // chunks per producer thread per stage (>= 1)
 
-// How activations reach the B tile, by width.
-//   8-bit (int8, e4m3): quant_act / quant_act_fp8 write them in the sm90a order (ActOrder::sm90a,
-//     kernels/nv/wgmma_layout_sm90a.h act_index_8), in which every 16-byte chunk of a row is one
-//     core-matrix row of the B tile. The producer copies each chunk into place with a 16-byte
-//     cp.async and arrives on the stage's "full" barrier with cp.async.mbarrier.arrive.noinc, so no
-//     producer thread ever waits for an activation load: activations are ST stages ahead, as the
-//     weights are. Before (session 14, e12f903) they arrived in natural order and were permuted
-//     shared -> shared in the producer's chain: gate_up w4a8 (8, 1, 4, 2, 1, 4) M = 64 ran 43.0 us,
-//     34.9 with no activations staged at all (R4G_LESION 1), 23.1 as a bare weight ring (H200).
-//   16-bit (f16, bf16: the caller's own tensor, natural order): loaded into registers D stages
-//     ahead and stored at their permuted MMA-k positions (the 16-bit permutation moves 2-byte
-//     halves, so no copy lands it in place). A staging ring in shared memory (e12f903) cost w4a16
-//     its second block per SM at 6 stages: (8, 2, 2, 1, 1, 6) gate_up M = 64 74.4 -> 98.4 us.
-#define R4G_DIRECT (R4G_EB == 1)
+// How activations reach the B tile: three producer paths, chosen per config (kernels/config.hpp
+// act_order and sm90a_shared_bytes mirror the choice).
+//   R4G_DIRECT (int8, MB = 4, two consumer warpgroups): quant_act writes the sm90a order
+//     (ActOrder::sm90a, kernels/nv/wgmma_layout_sm90a.h act_index_8), in which every 16-byte chunk
+//     of a row is one core-matrix row of the B tile; the producer copies each chunk into place
+//     with a 16-byte cp.async after the stage's release and arrives on "full" with
+//     cp.async.mbarrier.arrive.noinc (no producer thread waits for an activation); consumers fence
+//     the async proxy after their wait. Session 15: gate_up (8, 1, 4, 2, 1, 4) M = 64 43.5 ->
+//     38.4 us; elsewhere (NR <= 32, e4m3) it lost up to 40%: activations copied into place can
+//     only be fetched once the stage is released, the staged path fetches them 3 groups ahead.
+//   R4G_STAGED (the other 8-bit configs): natural order; cp.async 3 groups ahead into a staging
+//     ring, then permuted shared -> shared into the stage (session 14, e12f903).
+//   16-bit (f16, bf16, the caller's natural-order tensor): register buffers D stages ahead, stored
+//     permuted (the 16-bit permutation moves 2-byte halves). The staging ring cost w4a16 its second
+//     block per SM at 6 stages: (8, 2, 2, 1, 1, 6) gate_up M = 64 75.1 us in registers, 98.9 staged.
+#define R4G_DIRECT (R4_ACT_KIND == 2 && R4_MB == 4 && R4_WV == 8)
+#define R4G_STAGED (R4G_EB == 1 && !R4G_DIRECT)
 
 __device__ inline void r4g_st32(r4_saddr a, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
 }
 
 #if !R4G_DIRECT
-// 16-bit: producer thread pt takes chunks pt, pt + 128, ... (a warp reads consecutive chunks of a
-// row: coalesced).
+// Producer thread pt takes chunks pt, pt + 128, ... (a warp reads consecutive chunks of a row:
+// coalesced).
 __device__ inline void r4g_load_act(u32x4 (&v)[R4G_PER], const char* __restrict__ src,
                                     int rows_live, i64 stride, int pt) {
 #pragma unroll
@@ -128,6 +131,14 @@ __device__ inline void r4g_store_act(const u32x4 (&v)[R4G_PER], r4_saddr a_stage
   for (int i = 0; i < R4G_PER; ++i) {
     const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
     if (n >= rows_live) continue;
+#if R4G_EB == 1
+    // 16 int8 / e4m3 = real k 16q .. 16q+15: four 4-byte groups, each whole at one MMA-k position.
+    const int k0 = 16 * q;
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0, R4G_NR), v[i].x);
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 4, R4G_NR), v[i].y);
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 8, R4G_NR), v[i].z);
+    r4g_st32(a_stage + r4::wgmma_layout::b_offset_8(n, k0 + 12, R4G_NR), v[i].w);
+#else
     // 8 16-bit values = real k 8q .. 8q+7 = (k16 steps s0, s0+1) x j = 0..3; the pairs (j0, j2)
     // and (j1, j3) sit at adjacent MMA-k positions (the first generation's prmt 0x5410 / 0x7632).
     const int k0 = 8 * q;
@@ -135,9 +146,19 @@ __device__ inline void r4g_store_act(const u32x4 (&v)[R4G_PER], r4_saddr a_stage
     r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0 + 1, R4G_NR), r4nv::prmt(v[i].x, v[i].y, 0x7632u));
     r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0 + 4, R4G_NR), r4nv::prmt(v[i].z, v[i].w, 0x5410u));
     r4g_st32(a_stage + r4::wgmma_layout::b_offset_16(n, k0 + 5, R4G_NR), r4nv::prmt(v[i].z, v[i].w, 0x7632u));
+#endif
   }
 }
+#endif
 
+#if R4G_STAGED
+// The staging ring: R4G_SD natural-order slots of a stage's activations (kernels/config.hpp
+// kSm90aActStaging).
+#ifndef R4G_SD
+#define R4G_SD 4
+#endif
+#define R4G_STG_BYTES (R4G_PER * 128 * 16)
+#elif !R4G_DIRECT
 // Register buffers: the loads come from L2 (the previous kernel's output), so a producer that
 // loaded one stage ahead delivered about one stage per L2 round trip (gate_up w4a8 M = 1 at
 // 19.3 us, 1.5x its read floor, H200 2026-11-30). D * R4G_PER 16-byte chunks per thread stay
@@ -198,6 +219,42 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
     // Arrives once this thread's copies so far have landed (.noinc: one of the 128 expected
     // arrivals). The copies are the generic proxy's; the consumers fence before wgmma reads them.
     r4wg::cp_async_mbar_arrive_noinc(full + 8 * s);
+  }
+#elif R4G_STAGED
+  const r4_saddr stg = ring + R4_ST * R4G_STAGE;  // the staging ring, after the stages
+  // One commit group per group of K (empty past the split), so wait_group counts stages.
+  const auto stage_act = [&](int it) {
+    if (!(R4G_LESION & 1) && it < iters) {
+      const char* src = src_of(it);
+      const r4_saddr slot = stg + (it % R4G_SD) * R4G_STG_BYTES + 16 * pt;
+#pragma unroll
+      for (int i = 0; i < R4G_PER; ++i) {
+        const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
+        if (n < rows_live) r4_cp_async16(slot + i * 2048, src + (i64)n * act_stride + 16 * q);
+      }
+    }
+    r4_cp_async_commit();
+  };
+#pragma unroll
+  for (int j = 0; j < R4G_SD - 1; ++j) stage_act(j);
+  for (int it = 0; it < iters; ++it) {
+    const int s = it % R4_ST;
+    stage_act(it + R4G_SD - 1);
+    if (it >= R4_ST) {
+      r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
+      if (lane == 0) issue(it);
+    }
+    if (!(R4G_LESION & 1)) {
+      r4_cp_async_wait<R4G_SD - 1>();  // this thread's chunks of group it have landed
+      u32x4 v[R4G_PER];
+      const r4_saddr slot = stg + (it % R4G_SD) * R4G_STG_BYTES + 16 * pt;
+#pragma unroll
+      for (int i = 0; i < R4G_PER; ++i) v[i] = r4_lds16(slot + i * 2048);
+      r4g_store_act(v, ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES), rows_live,
+                    pt);
+    }
+    r4wg::fence_proxy_async();
+    r4wg::mbar_arrive(full + 8 * s);
   }
 #else
   u32x4 buf[R4G_DEPTH][R4G_PER];
@@ -370,11 +427,10 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         for (int i = 0; i < R4G_NR / 2; ++i)
           acc[p][i] = fmaf(r4g_to_float(part[p][i]), (i & 2) ? w1 : w0, acc[p][i]);
       }
-      // EXPERIMENT (R4G_WARF 1; off: PTX unchanged): a proxy fence between this warp's wgmma reads
-      // of the stage (async proxy) and the release that lets the producer overwrite it (its
-      // stores are the generic proxy's). Session 15: a producer that cp.async'ed activations into
-      // the stage right after the release failed 1,157 of 45,960 sweep checks without it, none
-      // with it; this producer's stores come later in its iteration and have never failed.
+      // A proxy fence between this warp's wgmma reads of the stage (async proxy) and the release
+      // that lets the producer overwrite it (cp.async or st.shared: the generic proxy). Session
+      // 15: the direct producer, whose copies start right after the release, failed 1,157 of
+      // 45,960 sweep checks without it and none with it (cost on the staged producer +0.2-1.5%).
       if (R4G_WARF) r4wg::fence_proxy_async();
       __syncwarp();
       if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);

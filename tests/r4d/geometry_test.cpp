@@ -40,7 +40,8 @@ TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
           ASSERT_EQ(r4d::detail::workspace_bytes(c, m, n), rk::workspace_bytes(id, kc, s));
           // The int8 activations' order r4d asks quant_act for is the one the tuner timed.
           if (id == rk::KernelId::gemm_w4a8_nt) {
-            ASSERT_EQ(static_cast<int>(r4d::act_order(c)), static_cast<int>(rk::act_order(id, kc)));
+            ASSERT_EQ(static_cast<int>(r4d::act_order(r4d::Dtype::w4a8, c)),
+                      static_cast<int>(rk::act_order(id, kc)));
           }
           // What config_for checks (a mma_sync or ldg config on sm_80 and sm_90, an sm90a one on
           // sm_90) accepts every config valid on sm_90; the sm90a generation is not valid on sm_80.

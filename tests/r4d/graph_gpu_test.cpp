@@ -275,7 +275,8 @@ int enqueue_chain(std::vector<Link>& links, const std::vector<Plan>& plans, cons
     if (via == Via::automatic_gemm) {
       st = r4d::gemm(in, L.dev->wq.get(), L.dev->wsz.get(), L.out->get(), m, k, n, s, pdl);
     } else if (plans[l].a8) {
-      st = r4d::quant_act(in, L.q->get(), L.sc->get(), m, k, r4d::act_order(c), s, pdl);
+      st = r4d::quant_act(in, L.q->get(), L.sc->get(), m, k, r4d::act_order(r4d::Dtype::w4a8, c), s,
+                          pdl);
       if (st == Status::ok)
         st = r4d::gemm_w4a8_nt(L.q->get(), L.sc->get(), L.dev->wq.get(), L.dev->wsz.get(),
                                L.out->get(), m, k, n, c, s, pdl);

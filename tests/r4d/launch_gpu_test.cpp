@@ -81,7 +81,7 @@ TEST_F(R4dLaunch, QuantActBitExactAndW4a8MatchesReference) {
       a.upload(p.ab16);
       c.poison();
       // q in the order the config reads (an sm90a config: the dword transpose of act_order).
-      const r4d::ActOrder order = r4d::act_order(*cfg);
+      const r4d::ActOrder order = r4d::act_order(Dtype::w4a8, *cfg);
       ASSERT_EQ(r4d::quant_act(a.get(), q.get(), sc.get(), m, k, order, nullptr), Status::ok);
       if (cfg->gen == r4d::kGenSm90a && !sm90a_runs_here()) {
         EXPECT_EQ(r4d::gemm_w4a8_nt(q.get(), sc.get(), w.wq.get(), w.wsz.get(), c.get(), m, k, n,
@@ -213,9 +213,9 @@ TEST_F(R4dLaunch, Sm90aBandsMatchReference) {
           DevBuf ab(p.ab16.size() * 2), q(static_cast<std::size_t>(m) * r.k),
               sc(static_cast<std::size_t>(m) * 4);
           ab.upload(p.ab16);
-          ASSERT_EQ(
-              r4d::quant_act(ab.get(), q.get(), sc.get(), m, r.k, r4d::act_order(*cfg), nullptr),
-              Status::ok);
+          ASSERT_EQ(r4d::quant_act(ab.get(), q.get(), sc.get(), m, r.k,
+                                   r4d::act_order(Dtype::w4a8, *cfg), nullptr),
+                    Status::ok);
           const auto out = twice([&] {
             return r4d::gemm_w4a8_nt(q.get(), sc.get(), w.wq.get(), w.wsz.get(), c.get(), m, r.k,
                                      r.n, *cfg, nullptr);

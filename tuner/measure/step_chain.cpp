@@ -58,6 +58,9 @@ struct StepChain::Impl {
   // activations + block scales (fp8), read-floor words. `input` is link 0's input when a chain is
   // verified (in the timing graphs link 0 reads the last link's output).
   std::vector<gpu::DeviceBuffer> out, aq, sa, aq8, sc8, words;
+  // The checks' natural-order copy of a w4a8 link's int8 activations, where the link's GEMM reads
+  // them in the sm90a order (kernels::act_order): the reference reads natural order.
+  gpu::DeviceBuffer aq_check;
   gpu::DeviceBuffer input, workspace, ref, norm, result;
   std::size_t workspace_bytes = 0;
 
@@ -107,6 +110,7 @@ struct StepChain::Impl {
       const auto act = static_cast<std::size_t>(kRowsAlloc * max_dim);
       out.emplace_back(ctx, act * 2);
       aq.emplace_back(ctx, act);
+      if (aq_check.bytes() < act) aq_check = gpu::DeviceBuffer(ctx, act);
       sa.emplace_back(ctx, static_cast<std::size_t>(kRowsAlloc) * 4);
       aq8.emplace_back(ctx, act);
       sc8.emplace_back(ctx, static_cast<std::size_t>((max_k / kernels::kGroup) * kRowsAlloc) * 4);
@@ -192,6 +196,14 @@ struct StepChain::Impl {
       const auto& L = chain[l];
       const bool a8 = L.kernel == kernels::KernelId::gemm_w4a8_nt;
       gpu::DevicePtr A = a8 ? aq[l].get() : input_of(l, true);
+      if (a8 && kernels::act_order(L.kernel, L.config) != kernels::ActOrder::natural) {
+        // Quantised again in natural order from the same input (quant_act is deterministic and
+        // its row scales do not depend on the order).
+        A = aq_check.get();
+        kernels::launch_quant_act(tools.verifier->quant_act_kernel(), {L.n, L.k, m},
+                                  input_of(l, true), A, sa[l].get(), kernels::ActOrder::natural,
+                                  stream);
+      }
       gpu::DevicePtr sap = sa[l].get(), wq = weights[l][0].wq, wsz = weights[l][0].wsz;
       gpu::DevicePtr rp = ref.get(), np = norm.get(), op = out[l].get(), res = result.get();
       int kind = a8 ? 2 : 1, M = static_cast<int>(m), N = static_cast<int>(L.n),

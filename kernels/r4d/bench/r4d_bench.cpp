@@ -185,7 +185,8 @@ int main(int argc, char** argv) {
       // overlapped launches with plain ones. A decode step with PDL is bench/chain_bench.cpp's.
       constexpr auto plain = r4d::Pdl::off;
       if (a8) {
-        st = r4d::quant_act(p(a[i]), p(q[i]), p(sa[i]), m, r.k, r4d::act_order(rc), rs, plain);
+        st = r4d::quant_act(p(a[i]), p(q[i]), p(sa[i]), m, r.k,
+                            r4d::act_order(r4d::Dtype::w4a8, rc), rs, plain);
         if (st == r4d::Status::ok)
           st = r4d::gemm_w4a8_nt(p(q[i]), p(sa[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, rc,
                                  rs, plain);

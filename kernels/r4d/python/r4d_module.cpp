@@ -269,14 +269,24 @@ PYBIND11_MODULE(r4d, m) {
       "C bf16 [M,N] = diag(sc) q int8 [M,K] x W^T, an sm90a config splatted after N.");
   m.def(
       "act_order",
-      [](const py::tuple& cfg) {
+      [](const py::tuple& cfg, const std::string& dtype) {
         // config_for's tuples: 5 ints for mma_sync, (generation name, 6 ints) otherwise.
-        const bool sm90a = !cfg.empty() && py::isinstance<py::str>(cfg[0]) &&
-                           cfg[0].cast<std::string>() == "sm90a";
-        return std::string(sm90a ? "sm90a" : "natural");
+        r4d::Config c;
+        if (cfg.size() == 5) {
+          c = {cfg[0].cast<int>(), cfg[1].cast<int>(), cfg[2].cast<int>(), cfg[3].cast<int>(),
+               cfg[4].cast<int>()};
+        } else if (cfg.size() == 7) {
+          c = splat_config(cfg[0].cast<std::string>(), cfg[1].cast<int>(), cfg[2].cast<int>(),
+                           cfg[3].cast<int>(), cfg[4].cast<int>(), cfg[5].cast<int>(),
+                           cfg[6].cast<int>());
+        } else {
+          throw py::value_error("r4d.act_order: cfg must be config_for's tuple (5 or 7 items)");
+        }
+        return std::string(r4d::act_order(dtype_arg(dtype), c) == r4d::ActOrder::sm90a ? "sm90a"
+                                                                                       : "natural");
       },
-      py::arg("cfg"),
-      "The order ('natural' or 'sm90a') a config's one-byte GEMM reads q in: pass it to "
+      py::arg("cfg"), py::arg("dtype") = "w4a8",
+      "The order ('natural' or 'sm90a') the dtype's GEMM with config cfg reads q in: pass it to "
       "quant_act / quant_act_fp8 as order=.");
   m.def(
       "quant_act",
@@ -290,7 +300,7 @@ PYBIND11_MODULE(r4d, m) {
       py::arg("a"), py::arg("q"), py::arg("sc"), py::arg("M"), py::arg("K"), py::arg("stream"),
       py::kw_only(), py::arg("pdl") = py::none(), py::arg("order") = "natural",
       "q int8 [M,K], sc f32 [M] = per-row quantisation of A bf16 [M,K]; q in order "
-      "(act_order(cfg) of the GEMM config that reads it).");
+      "(act_order(cfg, dtype) of the GEMM config that reads it).");
   // The fp8-activation GEMMs (sm_89+): the w4a8 arguments; a config is splatted after N as
   // (gen, WV, SK, MB, NPW, NT, ST), what config_for(..., dtype=...) returns.
   for (const char* nm : {"gemm_w4a8fp8_nt", "gemm_mxfp4a8fp8_nt"}) {

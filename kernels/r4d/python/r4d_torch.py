@@ -316,7 +316,7 @@ def _cuda_impl(op):
             sc = torch.empty((M,), dtype=torch.float32, device=dev)
             # q in the order the config's GEMM reads (the sm90a generation's is not row-major).
             _need("quant_act_fp8")(a.data_ptr(), q.data_ptr(), sc.data_ptr(), M, K, st,
-                                   order=_need("act_order")(tuple(cfg)))
+                                   order=_need("act_order")(tuple(cfg), dtype))
             _need("gemm_" + dtype + "_nt")(q.data_ptr(), sc.data_ptr(), wq.data_ptr(),
                                            wsz.data_ptr(), c.data_ptr(), M, K, N, *cfg, st)
         return c.reshape(*lead, N)

@@ -447,7 +447,7 @@ Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
     return refuse(Status::workspace_too_small);
   void* q = st->scratch;
   void* sc = st->scratch + q_bytes;
-  if (Status s = quant_act_fp8(a_bf16, q, sc, M, K, act_order(*l.config), stream, pdl);
+  if (Status s = quant_act_fp8(a_bf16, q, sc, M, K, act_order(d, *l.config), stream, pdl);
       s != Status::ok)
     return s;
   return launch_fp8(detail::kernel_of(d), q, sc, wq, wsz, c, M, K, N, *l.config, stream, pdl);
@@ -460,10 +460,6 @@ Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream
 Status quant_act(const void* a, void* q, void* sc, int M, int K, ActOrder order, stream_t stream,
                  Pdl pdl) {
   return launch_quant(KernelId::quant_act, a, q, sc, M, K, order, stream, pdl);
-}
-
-ActOrder act_order(const Config& cfg) {
-  return cfg.gen == kGenSm90a ? ActOrder::sm90a : ActOrder::natural;
 }
 
 Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M, int K, int N,
@@ -481,7 +477,8 @@ Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
       void* sc = st->scratch + q_bytes;
       // Under PDL the scratch is shared safely too: quant_act writes q/sc after its wait (the
       // previous kernel, which may be an earlier gemm's w4a8 GEMM reading them, has completed).
-      if (Status s = quant_act(a_bf16, q, sc, M, K, act_order(*cfg), stream, pdl); s != Status::ok)
+      if (Status s = quant_act(a_bf16, q, sc, M, K, act_order(Dtype::w4a8, *cfg), stream, pdl);
+          s != Status::ok)
         return s;
       return gemm_w4a8_nt(q, sc, wq, wsz, c, M, K, N, *cfg, stream, pdl);
     }

@@ -73,9 +73,6 @@ Status quant_act(const void*, void*, void*, int, int, stream_t, Pdl) {
 Status quant_act(const void*, void*, void*, int, int, ActOrder, stream_t, Pdl) {
   return refuse();
 }
-ActOrder act_order(const Config& cfg) {
-  return cfg.gen == kGenSm90a ? ActOrder::sm90a : ActOrder::natural;
-}
 Status gemm(const void*, const void*, const void*, void*, int, int, int, stream_t, Pdl) {
   return refuse();
 }

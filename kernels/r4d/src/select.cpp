@@ -4,6 +4,7 @@
 
 #include "detail.hpp"
 #include "r4d/constants.hpp"
+#include "r4d/launch.hpp"
 
 namespace r4d {
 namespace {
@@ -28,6 +29,14 @@ std::optional<std::string_view> select(std::string_view op, std::int64_t m, std:
     return std::nullopt;
   if (!built(detail::kernel_of(*d))) return std::nullopt;
   return *d == Dtype::w4a16 ? "gemm_w4a16_nt" : "gemm_w4a8_nt";
+}
+
+// The family's rule (kernels/config.hpp), so r4d quantises in the order the tuner timed.
+ActOrder act_order(Dtype d, const Config& cfg) {
+  return r4::kernels::act_order(detail::kernel_of(d), detail::to_kernels(cfg)) ==
+                 r4::kernels::ActOrder::sm90a
+             ? ActOrder::sm90a
+             : ActOrder::natural;
 }
 
 }  // namespace r4d

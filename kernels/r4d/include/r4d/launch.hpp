@@ -92,16 +92,16 @@ void release(int device);
 // q[M, K] int8, sc[M] f32 = per-row symmetric quantisation of A[M, K] bf16. K a multiple of 8.
 // Without an order, q is natural (row-major, k ascending): what the mma_sync and ldg generations
 // read. An sm90a config's one-byte GEMM reads q in ActOrder::sm90a (below): pass
-// act_order(config) to the ordered form.
+// act_order(dtype, config) to the ordered form.
 [[nodiscard]] Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream,
                                Pdl pdl = Pdl::automatic);
-// The order a config's one-byte GEMM (gemm_w4a8_nt, gemm_w4a8fp8_nt) reads q in: natural, or the
-// sm90a generation's: each row keeps its K bytes, and within every 64-byte block the dword of k,
-// 4t + c, sits at dword 4c + t (a 4 x 4 dword transpose; kernels/nv/wgmma_layout_sm90a.h
-// act_index_8), so that kernel copies 16-byte chunks straight into its wgmma operand tile.
-// r4d::gemm pairs them itself.
+// The order a dtype's one-byte GEMM with config `cfg` reads q in: natural, or the sm90a order
+// (the int8 sm90a configs with MB = 4 and WV = 8: kernels/config.hpp act_order): each row keeps
+// its K bytes, and within every 64-byte block the dword of k, 4t + c, sits at dword 4c + t (a
+// 4 x 4 dword transpose; kernels/nv/wgmma_layout_sm90a.h act_index_8), so that kernel copies
+// 16-byte chunks straight into its wgmma operand tile. r4d::gemm pairs them itself.
 enum class ActOrder : int { natural = 0, sm90a = 1 };
-[[nodiscard]] ActOrder act_order(const Config& cfg);
+[[nodiscard]] ActOrder act_order(Dtype d, const Config& cfg);
 // quant_act with q in `order` (sm90a: K a multiple of 64).
 [[nodiscard]] Status quant_act(const void* a, void* q, void* sc, int M, int K, ActOrder order,
                                stream_t stream, Pdl pdl = Pdl::automatic);
