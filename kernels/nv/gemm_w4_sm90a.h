@@ -16,13 +16,13 @@
 //     1 KiB contiguous, its 16 scale dwords in 64 B) into a ring of ST stages completed by
 //     transaction counts on an mbarrier per stage ("full"); all 128 producer threads stage the
 //     stage's activations (16*MB rows x 128 K) at the k-permutation the weight fragments carry
-//     (kernels/nv/wgmma_layout_sm90a.h): 8-bit ones arrive in that order from quant_act and are
-//     copied into place by 16-byte cp.async, 16-bit ones are loaded into registers stages ahead
-//     and stored permuted (r4g_produce); each thread then arrives on "full";
+//     (kernels/nv/wgmma_layout_sm90a.h), by one of three paths (R4G_DIRECT / R4G_STAGED /
+//     registers, r4g_produce): copied into place from quant_act's sm90a order, permuted through
+//     a staging ring, or permuted from registers; each thread then arrives on "full";
 //   - each consumer warpgroup waits for a stage, dequantises its NPW 64-row tiles (one 16-byte
 //     shared load per lane per 64 K per tile, as the first generation), issues the stage's wgmmas
-//     (8 k16 steps for 16-bit activations, 4 k32 steps for int8), waits for them, and releases
-//     the stage ("empty": one arrival per consumer warp).
+//     (8 k16 steps for 16-bit activations, 4 k32 steps for int8), waits for them, fences the
+//     async proxy and releases the stage ("empty": one arrival per consumer warp).
 // Group scales are exact: the A registers hold the codes themselves (exact in f16, bf16 and int8,
 // kernels/nv/mma_sm80.h dequant_*_codes), each 128-K group (= one stage) accumulates in its own
 // partial (f32 for 16-bit activations, int32 for int8) and is promoted once with its f32 scale
