@@ -15,6 +15,7 @@
 #ifndef R4_KERNELS_QUANT_ROW_H
 #define R4_KERNELS_QUANT_ROW_H
 
+#include "kernels/nv/wgmma_layout_sm90a.h"
 #include "kernels/prelude.h"
 
 __device__ inline float r4_amax8_bf16(const u32x4& v, float amax) {
@@ -45,10 +46,9 @@ __device__ inline float r4_block_max(float x) {
 }
 
 // Where output dword d of a row goes: order 0 natural, 1 the sm90a generation's order for 8-bit
-// activations (kernels/nv/wgmma_layout_sm90a.h act_dword_8: a 4 x 4 dword transpose within each
-// 64-byte block; K a multiple of 64).
+// activations (a 4 x 4 dword transpose within each 64-byte block; K a multiple of 64).
 __device__ inline int r4_act_dword(int d, int order) {
-  return order == 1 ? ((d & ~15) | ((d & 3) << 2) | ((d >> 2) & 3)) : d;
+  return order == 1 ? r4::wgmma_layout::act_dword_8(d) : d;
 }
 
 // src: the row (K bf16, 16-byte aligned); dst: its K output bytes as dwords, in `order`

@@ -135,13 +135,14 @@ py::dict dict_from_table(r4d::Table t) {
   return out;
 }
 
-// A config splatted after N as (gen name, WV, SK, MB, NPW, NT, ST): the sm90a tuple's form.
+// order="natural" / "sm90a" -> r4d::ActOrder.
 r4d::ActOrder order_arg(const std::string& order) {
   if (order == "natural") return r4d::ActOrder::natural;
   if (order == "sm90a") return r4d::ActOrder::sm90a;
   throw py::value_error("r4d: order must be 'natural' or 'sm90a', got '" + order + "'");
 }
 
+// A config splatted after N as (gen name, WV, SK, MB, NPW, NT, ST): the sm90a tuple's form.
 r4d::Config splat_config(const std::string& gen, int WV, int SK, int MB, int NPW, int NT, int ST) {
   return {WV, SK, MB, NPW, NT, generation_arg(gen), ST};
 }
@@ -270,20 +271,9 @@ PYBIND11_MODULE(r4d, m) {
   m.def(
       "act_order",
       [](const py::tuple& cfg, const std::string& dtype) {
-        // config_for's tuples: 5 ints for mma_sync, (generation name, 6 ints) otherwise.
-        r4d::Config c;
-        if (cfg.size() == 5) {
-          c = {cfg[0].cast<int>(), cfg[1].cast<int>(), cfg[2].cast<int>(), cfg[3].cast<int>(),
-               cfg[4].cast<int>()};
-        } else if (cfg.size() == 7) {
-          c = splat_config(cfg[0].cast<std::string>(), cfg[1].cast<int>(), cfg[2].cast<int>(),
-                           cfg[3].cast<int>(), cfg[4].cast<int>(), cfg[5].cast<int>(),
-                           cfg[6].cast<int>());
-        } else {
-          throw py::value_error("r4d.act_order: cfg must be config_for's tuple (5 or 7 items)");
-        }
-        return std::string(r4d::act_order(dtype_arg(dtype), c) == r4d::ActOrder::sm90a ? "sm90a"
-                                                                                       : "natural");
+        const bool sm90a =
+            r4d::act_order(dtype_arg(dtype), config_from_tuple(cfg)) == r4d::ActOrder::sm90a;
+        return std::string(sm90a ? "sm90a" : "natural");
       },
       py::arg("cfg"), py::arg("dtype") = "w4a8",
       "The order ('natural' or 'sm90a') the dtype's GEMM with config cfg reads q in: pass it to "
