@@ -34,7 +34,7 @@ struct DriverApi {
   decltype(&cuCtxSynchronize) ctx_sync{};
   decltype(&cuMemAlloc) mem_alloc{};
   decltype(&cuMemFree) mem_free{};
-  decltype(&cuMemcpyHtoD) htod{};
+  decltype(&cuMemcpyHtoDAsync) htod_async{};
   decltype(&cuMemcpyDtoH) dtoh{};
   decltype(&cuMemcpyDtoDAsync) dtod_async{};
   decltype(&cuMemsetD8Async) memset_async{};
@@ -84,7 +84,7 @@ struct DriverApi {
     lib.bind(ctx_sync, "cuCtxSynchronize");
     lib.bind(mem_alloc, "cuMemAlloc_v2");
     lib.bind(mem_free, "cuMemFree_v2");
-    lib.bind(htod, "cuMemcpyHtoD_v2");
+    lib.bind(htod_async, "cuMemcpyHtoDAsync_v2");
     lib.bind(dtoh, "cuMemcpyDtoH_v2");
     lib.bind(dtod_async, "cuMemcpyDtoDAsync_v2");
     lib.bind(memset_async, "cuMemsetD8Async");
@@ -251,20 +251,20 @@ class CudaKernel final : public Kernel {
     // Above 48 KiB a kernel must opt into dynamic shared memory first (the sm90a generation's
     // rings use up to the 227 KiB the device allows per block).
     if (shared > kDefaultShared && shared > opted_shared_) {
-      R4_CU(driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                        static_cast<int>(shared)),
-            fmt::format("cuFuncSetAttribute({}, MAX_DYNAMIC_SHARED_SIZE_BYTES, {})", name_,
-                        shared));
+      R4_CU(
+          driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      static_cast<int>(shared)),
+          fmt::format("cuFuncSetAttribute({}, MAX_DYNAMIC_SHARED_SIZE_BYTES, {})", name_, shared));
       opted_shared_ = shared;
     }
     const auto what = [&] {
-      return fmt::format("{}({}, grid {}x{}x{}, block {}x{}x{}, {} B shared{}{})",
-                         opt.plain() ? "cuLaunchKernel" : "cuLaunchKernelEx", name_, g.x, g.y, g.z,
-                         b.x, b.y, b.z, shared, opt.pdl ? ", PDL" : "",
-                         opt.cluster.x * opt.cluster.y * opt.cluster.z > 1
-                             ? fmt::format(", cluster {}x{}x{}", opt.cluster.x, opt.cluster.y,
-                                           opt.cluster.z)
-                             : std::string());
+      return fmt::format(
+          "{}({}, grid {}x{}x{}, block {}x{}x{}, {} B shared{}{})",
+          opt.plain() ? "cuLaunchKernel" : "cuLaunchKernelEx", name_, g.x, g.y, g.z, b.x, b.y, b.z,
+          shared, opt.pdl ? ", PDL" : "",
+          opt.cluster.x * opt.cluster.y * opt.cluster.z > 1
+              ? fmt::format(", cluster {}x{}x{}", opt.cluster.x, opt.cluster.y, opt.cluster.z)
+              : std::string());
     };
     const auto stream = reinterpret_cast<CUstream>(s.native());
     if (opt.plain()) {
@@ -392,8 +392,12 @@ class CudaContext final : public Context {
     R4_CU(driver().device_get(&dev_, index), "cuDeviceGet");
     R4_CU(driver().ctx_retain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
     R4_CU(driver().ctx_set_current(ctx_), "cuCtxSetCurrent");
+    upload_ = std::make_unique<CudaStream>();
   }
-  ~CudaContext() override { driver().ctx_release(dev_); }
+  ~CudaContext() override {
+    upload_.reset();  // a stream of this context: destroyed before the context is released
+    driver().ctx_release(dev_);
+  }
   [[nodiscard]] const DeviceInfo& info() const override { return info_; }
   [[nodiscard]] DevicePtr alloc(std::size_t bytes) override {
     CUdeviceptr p{};
@@ -401,8 +405,16 @@ class CudaContext final : public Context {
     return p;
   }
   void free(DevicePtr p) noexcept override { driver().mem_free(p); }
+  // Complete when it returns, for a launch on any stream. A plain cuMemcpyHtoD from pageable
+  // memory may return before its DMA lands ("API synchronization behavior" in the driver API
+  // reference), and it is ordered only with the legacy stream, which our non-blocking streams
+  // ignore: a kernel launched right after could read the old bytes. The step chain's check did
+  // (llama3-8b M = 16, link 0 read the previous input: 96,120 of 98,304 elements "wrong", session
+  // 16; session 14 saw the same once). So: an async copy on a private stream, then its sync.
   void copy_to_device(DevicePtr dst, const void* src, std::size_t n) override {
-    R4_CU(driver().htod(dst, src, n), fmt::format("cuMemcpyHtoD({} bytes)", n));
+    const auto s = reinterpret_cast<CUstream>(upload_->native());
+    R4_CU(driver().htod_async(dst, src, n, s), fmt::format("cuMemcpyHtoDAsync({} bytes)", n));
+    upload_->synchronize();
   }
   void copy_to_host(void* dst, DevicePtr src, std::size_t n) override {
     R4_CU(driver().dtoh(dst, src, n), fmt::format("cuMemcpyDtoH({} bytes)", n));
@@ -430,6 +442,7 @@ class CudaContext final : public Context {
   DeviceInfo info_;
   CUdevice dev_{};
   CUcontext ctx_{};
+  std::unique_ptr<CudaStream> upload_;  // copy_to_device's own stream
 };
 
 class CudaBackend final : public Backend {

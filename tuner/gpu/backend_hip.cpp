@@ -42,7 +42,7 @@ struct HipApi {
   decltype(&hipDeviceSynchronize) device_sync{};
   hipError_t (*malloc)(void**, size_t){};  // hipMalloc is overloaded in C++
   decltype(&hipFree) free{};
-  decltype(&hipMemcpyHtoD) htod{};
+  decltype(&hipMemcpyHtoDAsync) htod_async{};
   decltype(&hipMemcpyDtoH) dtoh{};
   decltype(&hipMemcpyDtoDAsync) dtod_async{};
   decltype(&hipMemsetD8Async) memset_async{};
@@ -91,7 +91,7 @@ struct HipApi {
     lib.bind(device_sync, "hipDeviceSynchronize");
     lib.bind(malloc, "hipMalloc");
     lib.bind(free, "hipFree");
-    lib.bind(htod, "hipMemcpyHtoD");
+    lib.bind(htod_async, "hipMemcpyHtoDAsync");
     lib.bind(dtoh, "hipMemcpyDtoH");
     lib.bind(dtod_async, "hipMemcpyDtoDAsync");
     lib.bind(memset_async, "hipMemsetD8Async");
@@ -334,6 +334,7 @@ class HipContext final : public Context {
  public:
   explicit HipContext(int index) : info_(query_device(index)) {
     R4_HIP(hip().set_device(index), "hipSetDevice");
+    upload_ = std::make_unique<HipStream>();
   }
   [[nodiscard]] const DeviceInfo& info() const override { return info_; }
   [[nodiscard]] DevicePtr alloc(std::size_t bytes) override {
@@ -344,9 +345,13 @@ class HipContext final : public Context {
   void free(DevicePtr p) noexcept override {
     static_cast<void>(hip().free(reinterpret_cast<void*>(p)));
   }
+  // Complete when it returns, for a launch on any stream: an async copy on a private stream and
+  // its sync, as the CUDA backend (backend_cuda.cpp says why a plain synchronous copy is not).
   void copy_to_device(DevicePtr dst, const void* src, std::size_t n) override {
-    R4_HIP(hip().htod(reinterpret_cast<hipDeviceptr_t>(dst), const_cast<void*>(src), n),
-           fmt::format("hipMemcpyHtoD({} bytes)", n));
+    R4_HIP(hip().htod_async(reinterpret_cast<hipDeviceptr_t>(dst), const_cast<void*>(src), n,
+                            reinterpret_cast<hipStream_t>(upload_->native())),
+           fmt::format("hipMemcpyHtoDAsync({} bytes)", n));
+    upload_->synchronize();
   }
   void copy_to_host(void* dst, DevicePtr src, std::size_t n) override {
     R4_HIP(hip().dtoh(dst, reinterpret_cast<hipDeviceptr_t>(src), n),
@@ -376,6 +381,7 @@ class HipContext final : public Context {
 
  private:
   DeviceInfo info_;
+  std::unique_ptr<HipStream> upload_;  // copy_to_device's own stream
 };
 
 class HipBackend final : public Backend {

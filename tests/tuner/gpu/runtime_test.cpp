@@ -69,6 +69,26 @@ TEST_F(Runtime, LaunchComputesAxpyOnEveryElement) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], 2.0f * x[i] + y[i]) << i;  // exact: one fma
 }
 
+// copy_to_device is complete when it returns: work on the caller's non-blocking stream that
+// starts right after it reads the new bytes. A plain cuMemcpyHtoD did not promise that (its DMA
+// may still be in flight, ordered only with the legacy stream): the step chain's check once read
+// its previous input (tuner/gpu/backend_cuda.cpp). A large buffer, new contents each round, read
+// back through a device-to-device copy on the stream with no sync in between. A race is not
+// certain to show in one run; the contract is what this pins.
+TEST_F(Runtime, CopyToDeviceIsCompleteWhenItReturns) {
+  const std::size_t n = std::size_t{16} << 20;  // 64 MiB of floats: a DMA of tens of microseconds
+  DeviceBuffer src(*ctx_, n * sizeof(float)), dst(*ctx_, n * sizeof(float));
+  std::vector<float> h(n), out(n);
+  for (int round = 1; round <= 6; ++round) {
+    for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<float>(round * 1000 + i % 997);
+    ctx_->copy_to_device(src.get(), h.data(), n * sizeof(float));
+    ctx_->copy_device(dst.get(), src.get(), n * sizeof(float), *stream_);
+    stream_->synchronize();
+    ctx_->copy_to_host(out.data(), dst.get(), n * sizeof(float));
+    ASSERT_EQ(std::memcmp(out.data(), h.data(), n * sizeof(float)), 0) << "round " << round;
+  }
+}
+
 TEST_F(Runtime, EventTimedLaunchGivesAPositiveTime) {
   const int n = 1 << 24;
   DeviceBuffer dx(*ctx_, n * sizeof(float)), dy(*ctx_, n * sizeof(float));
