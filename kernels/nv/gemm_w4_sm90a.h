@@ -81,15 +81,6 @@
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
-// R4G_PIPE: the consumers dequantise stage it + 1 while stage it's wgmmas run (two register sets
-// of A fragments, NPW * STEPS * 4 registers more). Default where the extra registers fit without
-// spills next to the partials and accumulators (NPW * NR each): NPW * (NR + 8 * STEPS) <= 128 for
-// one-byte activations, <= 96 for 16-bit ones (their producer's register buffers share the
-// count; at 128, w4a16 (8, 1, 4, 1, 0, 4) spilled under ptxas 13.0), and wherever R4G_NREG gives
-// the consumers more registers.
-#ifndef R4G_PIPE
-#define R4G_PIPE (R4_NPW * (16 * R4_MB + 8 * R4G_STEPS) <= (R4G_EB == 1 ? 128 : 96) || R4G_NREG)
-#endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
 #endif
@@ -115,22 +106,6 @@
 //     block per SM at 6 stages: (8, 2, 2, 1, 1, 6) gate_up M = 64 75.1 us in registers, 98.9 staged.
 #define R4G_DIRECT (R4_ACT_KIND == 2 && R4_MB == 4 && R4_WV == 8)
 #define R4G_STAGED (R4G_EB == 1 && !R4G_DIRECT)
-
-// R4G_NREG: with two consumer warpgroups (384 threads, 168 registers each under
-// __launch_bounds__(384, 1)), the producer warpgroup gives registers to the consumers with
-// setmaxnreg, so the consumers at NR = 64, NPW = 2 (128 partial and accumulator registers) fit
-// R4G_PIPE's second set of A fragments. Only for the direct producer, which holds no activation
-// registers: it keeps R4G_PREGS (64: ptxas 13.0 spilled at 40 and, with SK = 16, at 56; the
-// split-K epilogue runs at this budget too). The staged producer spilled at every budget up to 104
-// (e4m3 (8, 4, 4, 2, 0, 4)). The consumers get what it frees: 168 + (168 - R4G_PREGS) / 2, rounded
-// down to a multiple of 8 (216).
-#ifndef R4G_NREG
-#define R4G_NREG (R4G_CW == 2 && R4G_DIRECT)
-#endif
-#ifndef R4G_PREGS
-#define R4G_PREGS 64
-#endif
-#define R4G_CREGS ((168 + (168 - R4G_PREGS) / 2) / 8 * 8)
 
 __device__ inline void r4g_st32(r4_saddr a, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
@@ -390,12 +365,10 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   const int wg = (int)(threadIdx.x >> 7);
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
   if (wg == R4G_CW) {
-    if (R4G_NREG) r4wg::setmaxnreg_dec<R4G_PREGS>();
     r4g_produce(ring, full, empty, wq, wsz,
                 static_cast<const char*>(act) + (i64)m_base * K * R4G_EB, rows_live,
                 (i64)K * R4G_EB, tile16_first, ntiles16, KB, G, g_begin, iters);
   } else {
-    if (R4G_NREG) r4wg::setmaxnreg_inc<R4G_CREGS>();
     const int warp = (int)((threadIdx.x >> 5) & 3), lane = r4_lane();
     const int g = lane >> 2, t = lane & 3;
     float acc[R4_NPW][R4G_NR / 2];
@@ -407,24 +380,21 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         acc[p][i] = 0.0f;
         part[p][i] = 0;
       }
-    // One stage's MMAs and promotion, with `a` its A fragments (already dequantised), then the
-    // release. With R4G_PIPE, the next stage's wait and dequantisation run while this stage's
-    // wgmmas are in flight (`nxt`: the other register set; writing it does not touch the
-    // accumulators, so ptxas keeps the wgmmas asynchronous, unlike two partials: C7514 below).
-    const auto dequant_stage = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4]) {
+    for (int it = 0; it < iters; ++it) {
       const int s = it % R4_ST;
       r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
-      if (R4G_DIRECT) r4wg::fence_proxy_async();  // the producer's cp.async writes, before wgmma
       const r4_saddr stage = ring + s * R4G_STAGE;
+      const r4_saddr a_stage = stage + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
+      if (R4G_DIRECT) r4wg::fence_proxy_async();  // the producer's cp.async writes, before wgmma
+      if (R4G_LESION & 2) {
+        __syncwarp();
+        if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
+        continue;
+      }
+      u32 a[R4_NPW][R4G_STEPS][4];
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p)
         r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
-    };
-    const auto mma_stage = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4],
-                               u32 (&nxt)[R4_NPW][R4G_STEPS][4]) {
-      const int s = it % R4_ST;
-      const r4_saddr stage = ring + s * R4G_STAGE;
-      const r4_saddr a_stage = stage + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
       r4wg::wgmma_fence();
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p)
@@ -437,12 +407,11 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
         }
       r4wg::wgmma_commit();
-      if (R4G_PIPE && it + 1 < iters) dequant_stage(it + 1, nxt);
       // Every stage waits for its own wgmmas before the promotion. Keeping two stages' groups in
       // flight (two partials, wgmma.wait_group 1) was tried (session 14): ptxas 13.0 then warns
       // C7514 and serialises the wgmmas, since the promotion reads accumulator registers between
       // a wgmma's issue and the wait that retires it. The overlap comes from a second consumer
-      // warpgroup, from other blocks on the SM, and (R4G_PIPE) from the next stage's dequant.
+      // warpgroup and from other blocks on the SM instead.
       r4wg::wgmma_wait<0>();
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p)
@@ -465,29 +434,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       if (R4G_WARF) r4wg::fence_proxy_async();
       __syncwarp();
       if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
-    };
-    if (R4G_LESION & 2) {
-      for (int it = 0; it < iters; ++it) {
-        const int s = it % R4_ST;
-        r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
-        __syncwarp();
-        if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
-      }
-    } else if (R4G_PIPE) {
-      // Two register sets, swapped every stage (the loop is unrolled by two so that each set stays
-      // in the same registers).
-      u32 a0[R4_NPW][R4G_STEPS][4], a1[R4_NPW][R4G_STEPS][4];
-      if (iters > 0) dequant_stage(0, a0);
-      for (int it = 0; it < iters; it += 2) {
-        mma_stage(it, a0, a1);
-        if (it + 1 < iters) mma_stage(it + 1, a1, a0);
-      }
-    } else {
-      for (int it = 0; it < iters; ++it) {
-        u32 a[R4_NPW][R4G_STEPS][4];
-        dequant_stage(it, a);
-        mma_stage(it, a, a);
-      }
     }
     if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
     r4_pdl_wait();  // returns at once by now (the producer waited); orders the writes below

@@ -100,20 +100,6 @@ __device__ inline void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-// A warpgroup's per-thread register budget (PTX ISA "setmaxnreg", sm_90a): every warp of the
-// warpgroup executes it; .dec returns registers to the CTA's pool, .inc blocks until the pool
-// has them. A warp-specialised kernel moves the producer's unused registers to its consumers.
-template <int R>
-__device__ inline void setmaxnreg_dec() {
-  static_assert(R % 8 == 0 && R >= 24 && R <= 256, "setmaxnreg: a multiple of 8 in 24..256");
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
-}
-template <int R>
-__device__ inline void setmaxnreg_inc() {
-  static_assert(R % 8 == 0 && R >= 24 && R <= 256, "setmaxnreg: a multiple of 8 in 24..256");
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
-}
-
 // ---- wgmma (PTX ISA 9.7.15) ----------------------------------------------------------------------
 __device__ inline void wgmma_fence() {
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
