@@ -9,6 +9,7 @@
 
 #include "kernels/embedded_sources.hpp"
 #include "kernels/floors.hpp"
+#include "tuner/gpu/arch.hpp"
 
 namespace r4::kernels {
 namespace {
@@ -153,6 +154,12 @@ void launch_quant_act_fp8(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu:
                           const gpu::LaunchOptions& opt) {
   // One block of 256 threads per row (kernels/quant_act_fp8.cu), as quant_act.
   launch_quant_act(k, s, a, aq, sa, order, stream, opt);
+}
+
+gpu::LaunchOptions a8_gemm_options(const gpu::Arch& arch) {
+  gpu::LaunchOptions o;
+  o.pdl = gpu::has_pdl(arch);
+  return o;
 }
 
 void launch_quant_act(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,

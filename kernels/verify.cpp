@@ -21,10 +21,9 @@ struct Verifier::Impl {
   gpu::Stream& stream;
   std::unique_ptr<gpu::Module> ref_module, qa_module, qa8_module;
   gpu::DeviceBuffer a_f16, a_bf16, a_q, a_s, a_e4m3, a_s8, out, result, workspace;
-  // The same quantised activations in the sm90a order (ActOrder::sm90a), filled for the current
-  // inputs the first time a config reads that order. The references read the natural copies.
-  gpu::DeviceBuffer a_q_sm90a, a_e4m3_sm90a;
-  bool q_sm90a_ready = false, e4m3_sm90a_ready = false;
+  // A one-byte GEMM's own activations and row scales: quantised again for each check, into the
+  // order its config reads, over poison (check() says why). The references read a_q / a_e4m3.
+  gpu::DeviceBuffer a_run, sa_run;
   // Each shape's random weights, kept: a sweep that races beside its compile stage sets a shape
   // up once per M group (18 times for dflash instead of 6), and drawing gate_up's 89 M weights
   // (and its MXFP4 ones) on the CPU is most of a set-up. Bounded by kWeightCacheBytes.
@@ -157,7 +156,6 @@ CheckOutcome Verifier::check(KernelId id, gpu::Kernel& kernel, const Config& c, 
       launch_quant_act_fp8(quant_act_fp8_kernel(), s, I.a_bf16.get(), I.a_e4m3.get(), I.a_s8.get(),
                            ActOrder::natural, I.stream);
     }
-    I.q_sm90a_ready = I.e4m3_sm90a_ready = false;
     I.cur_m = m;
     I.cur_seed = seed;
     for (bool& r : I.ref_ready) r = false;
@@ -174,30 +172,29 @@ CheckOutcome Verifier::check(KernelId id, gpu::Kernel& kernel, const Config& c, 
   if (id == KernelId::gemm_w4a16_nt) {
     launch_gemm_w4a16(kernel, c, arch, s, I.a_f16.get(), weights_, I.out.get(), I.workspace.get(),
                       I.stream);
-  } else if (id == KernelId::gemm_w4a8_nt) {
-    a_kind = 2;
-    const bool sm90a = act_order(id, c) == ActOrder::sm90a;
-    if (sm90a && !I.q_sm90a_ready) {
-      // The row scales come out the same in either order; only the bytes move.
-      I.ensure(I.a_q_sm90a, mk);
-      launch_quant_act(quant_act_kernel(), s, I.a_bf16.get(), I.a_q_sm90a.get(), I.a_s.get(),
-                       ActOrder::sm90a, I.stream);
-      I.q_sm90a_ready = true;
-    }
-    launch_gemm_w4a8(kernel, c, arch, s, sm90a ? I.a_q_sm90a.get() : I.a_q.get(), I.a_s.get(),
-                     weights_, I.out.get(), I.workspace.get(), I.stream);
-  } else if (is_fp8_act(id)) {
-    if (!I.qa8_module) throw std::invalid_argument("Verifier::check: no fp8 path on " + arch.name);
-    a_kind = id == KernelId::gemm_w4a8fp8_nt ? 3 : 4;
-    const bool sm90a = act_order(id, c) == ActOrder::sm90a;
-    if (sm90a && !I.e4m3_sm90a_ready) {
-      I.ensure(I.a_e4m3_sm90a, mk);
-      launch_quant_act_fp8(quant_act_fp8_kernel(), s, I.a_bf16.get(), I.a_e4m3_sm90a.get(),
-                           I.a_s8.get(), ActOrder::sm90a, I.stream);
-      I.e4m3_sm90a_ready = true;
-    }
-    launch_gemm_a8(id, kernel, c, arch, s, sm90a ? I.a_e4m3_sm90a.get() : I.a_e4m3.get(),
-                   I.a_s8.get(), weights_for(id), I.out.get(), I.workspace.get(), I.stream);
+  } else if (id == KernelId::gemm_w4a8_nt || is_fp8_act(id)) {
+    const bool fp8 = is_fp8_act(id);
+    if (fp8 && !I.qa8_module)
+      throw std::invalid_argument("Verifier::check: no fp8 path on " + arch.name);
+    a_kind = !fp8 ? 2 : id == KernelId::gemm_w4a8fp8_nt ? 3 : 4;
+    // The pair as the races time it and r4d launches it: the quantiser, then the GEMM under PDL
+    // where the device has it (a8_gemm_options). The quantiser writes over poison (0x7F: int8 127,
+    // e4m3 NaN; the row scales NaN), so a GEMM that read its activations before its
+    // griddepcontrol.wait, i.e. before the quantiser finished, reads poison and fails. Into the
+    // order the config reads (act_order); quant_act is deterministic, so these are the bytes of
+    // the natural-order copy the reference reads, permuted, and the same row scales.
+    I.ensure(I.a_run, mk);
+    I.ensure(I.sa_run, static_cast<std::size_t>(m) * 4);
+    I.ctx.memset8(I.a_run.get(), 0x7F, mk, I.stream);
+    I.ctx.memset8(I.sa_run.get(), 0xFF, static_cast<std::size_t>(m) * 4, I.stream);
+    if (fp8)
+      launch_quant_act_fp8(quant_act_fp8_kernel(), s, I.a_bf16.get(), I.a_run.get(), I.sa_run.get(),
+                           act_order(id, c), I.stream);
+    else
+      launch_quant_act(quant_act_kernel(), s, I.a_bf16.get(), I.a_run.get(), I.sa_run.get(),
+                       act_order(id, c), I.stream);
+    launch_gemm_a8(id, kernel, c, arch, s, I.a_run.get(), I.sa_run.get(), weights_for(id),
+                   I.out.get(), I.workspace.get(), I.stream, a8_gemm_options(arch));
   } else {
     throw std::invalid_argument("Verifier::check: not a GEMM kernel");
   }

@@ -282,8 +282,9 @@ struct Session {
             kernels::launch_gemm_w4a16(*kern, cfg, arch, s, a_f16[u].get(), w, c[u].get(), wsp, st);
           } else {
             // What serving pays for the one-byte paths: quantise the activations (int8 or e4m3,
-            // into the same buffers)
-            // in the order the GEMM reads (kernels::act_order), then the GEMM.
+            // into the same buffers) in the order the GEMM reads (kernels::act_order), then the
+            // GEMM, under PDL where the device has it (kernels::a8_gemm_options; the verifier
+            // checked the pair launched the same way).
             const auto order = kernels::act_order(id, cfg);
             if (fp8)
               kernels::launch_quant_act_fp8(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(),
@@ -292,7 +293,7 @@ struct Session {
               kernels::launch_quant_act(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(), order,
                                         st);
             kernels::launch_gemm_a8(id, *kern, cfg, arch, s, a_q[u].get(), a_s[u].get(), w,
-                                    c[u].get(), wsp, st);
+                                    c[u].get(), wsp, st, kernels::a8_gemm_options(arch));
           }
         };
         entry.kernel = true;

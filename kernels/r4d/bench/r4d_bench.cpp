@@ -179,17 +179,20 @@ int main(int argc, char** argv) {
     auto via_r4d = [&](int i) {
       const auto p = [&](const DeviceBuffer& b) { return reinterpret_cast<void*>(b.get()); };
       r4d::Status st = r4d::Status::ok;
-      // Plain launches, as the tuner times and stores them. r4d's default (Pdl::automatic) is PDL
+      // Launched as the tuner times and stores them: plain, except the GEMM of a quantiser +
+      // GEMM pair, under PDL where the device has it (kernels::a8_gemm_options; r4d's
+      // Pdl::automatic is the same rule). r4d's default for every launch (Pdl::automatic) is PDL
       // on an H200: with it this bench ran r4d 3-14% under the tuner's build on the sm90a and ldg
       // rows of the three-generation tables (2026-12-01, docs/PERF.md "r4d"), i.e. it compared
-      // overlapped launches with plain ones. A decode step with PDL is bench/chain_bench.cpp's.
+      // launches overlapped with the previous GEMM with plain ones. A decode step with PDL is
+      // bench/chain_bench.cpp's.
       constexpr auto plain = r4d::Pdl::off;
       if (a8) {
         st = r4d::quant_act(p(a[i]), p(q[i]), p(sa[i]), m, r.k,
                             r4d::act_order(r4d::Dtype::w4a8, rc), rs, plain);
         if (st == r4d::Status::ok)
           st = r4d::gemm_w4a8_nt(p(q[i]), p(sa[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, rc,
-                                 rs, plain);
+                                 rs, r4d::Pdl::automatic);
       } else {
         st = r4d::gemm_w4a16_nt(p(a[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, rc, rs, plain);
       }
@@ -201,7 +204,7 @@ int main(int argc, char** argv) {
         rk::launch_quant_act(qa_kern, shape, a[i].get(), q[i].get(), sa[i].get(),
                              rk::act_order(id, kc), *stream);
         rk::launch_gemm_w4a8(kern, kc, info.arch, shape, q[i].get(), sa[i].get(), w, c[i].get(),
-                             ws.get(), *stream);
+                             ws.get(), *stream, rk::a8_gemm_options(info.arch));
       } else
         rk::launch_gemm_w4a16(kern, kc, info.arch, shape, a[i].get(), w, c[i].get(), ws.get(),
                               *stream);
