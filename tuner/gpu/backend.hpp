@@ -74,6 +74,8 @@ class Context {
   [[nodiscard]] virtual const DeviceInfo& info() const = 0;
   [[nodiscard]] virtual DevicePtr alloc(std::size_t bytes) = 0;
   virtual void free(DevicePtr p) noexcept = 0;
+  // Complete when it returns: a launch on any stream after it reads the new bytes (a plain
+  // synchronous copy from pageable memory does not promise that: backend_cuda.cpp).
   virtual void copy_to_device(DevicePtr dst, const void* src, std::size_t bytes) = 0;
   virtual void copy_to_host(void* dst, DevicePtr src, std::size_t bytes) = 0;
   virtual void copy_device(DevicePtr dst, DevicePtr src, std::size_t bytes, Stream& s) = 0;
