@@ -89,6 +89,15 @@
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
 #endif
 
+// EXPERIMENT (session 16; 0, the default, compiles to nothing): before its PDL wait each warp
+// asks L2 for the next R4L_L2PF bytes of each of its tiles' weights after the first batch
+// (prefetch.global.L2, one 128-byte line per lane per instruction), so that a GEMM launched under
+// PDL beside its quantiser (kernels::a8_gemm_options) streams weights while it waits: the
+// sm90a generation streams ST stages there; the ldg one only its first batch (docs/PERF.md
+// "Session 16": ldg pairs gained 0.1-0.4 us under PDL, sm90a ones 1.0-1.4).
+#ifndef R4L_L2PF
+#define R4L_L2PF 0
+#endif
 #define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
 #define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
 #define R4L_AV (R4L_A8 ? 1 : 2)      // 16-byte activation vectors per lane per block
@@ -408,6 +417,18 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   const int kb_last = kb_end - 1;
   R4LBatch b0, b1;
   r4l_load_weights<false>(b0, wp, sp, kb_begin, kb_last, G, g);
+#if R4L_L2PF > 0
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p) {
+    // A tile's 64-K blocks are 512 contiguous bytes each (quant/layout/sm80.h); wp[p] - lane is
+    // the tile's first.
+    const char* tile = reinterpret_cast<const char*>(wp[p] - lane);
+    const i64 from = (i64)(kb_begin + R4_ST) * 512, to = (i64)kb_end * 512;
+#pragma unroll
+    for (int off = 128 * lane; off < R4L_L2PF; off += 32 * 128)
+      if (from + off < to) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(tile + from + off));
+  }
+#endif
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
