@@ -6,6 +6,7 @@
 //
 //   r4kern [--check] [--time] [--out DIR] [--quick] [--time-budget S] [--gen 0|1|2]
 //          [--stride N] [--shapes a,b,...]
+//   r4kern --one VARIANT:WV,SK,MB,NPW,NT,GEN,ST --m M [--shapes s] [--define D]... [--binary PATH]
 // --gen keeps one kernel generation (kernels/config.hpp), --stride every Nth config of the sm90a
 // generation (a quick look at a large space), --shapes the named seed shapes.
 #include <algorithm>
@@ -82,8 +83,11 @@ struct Args {
   std::string one;
   int one_m = 8;
   std::vector<std::string> defines;  // --define NAME=VALUE, added to --one's compile
-  int stride = 1;                    // every Nth sm90a config
-  std::string shapes;                // comma-separated seed shape names; empty: all
+  // --binary PATH: --one also writes the module it compiled (the sweep's NVRTC build of that
+  // config: a cubin on NVIDIA) there, for cuobjdump -sass beside r4d's nvcc build.
+  std::string binary;
+  int stride = 1;      // every Nth sm90a config
+  std::string shapes;  // comma-separated seed shape names; empty: all
 };
 
 bool shape_wanted(const Args& a, const char* name) {
@@ -237,6 +241,13 @@ class Driver {
     for (const auto& d : args_.defines) req.defines.push_back(d);
     auto res = backend_->compile(req);
     if (!res.ok) throw gpu::Error("compile failed: " + res.log);
+    if (!args_.binary.empty()) {
+      std::ofstream bin(args_.binary, std::ios::binary);
+      bin.write(reinterpret_cast<const char*>(res.binary.data()),
+                static_cast<std::streamsize>(res.binary.size()));
+      if (!bin) throw std::runtime_error("r4kern --binary: cannot write " + args_.binary);
+      fmt::print("one: wrote {} ({} bytes)\n", args_.binary, res.binary.size());
+    }
     auto mod = ctx_->load(res.binary);
     {  // the --define's reach quant_act too (R4_QA_LEGACY, session 11)
       auto qreq = compile_request(KernelId::quant_act, Config{}, arch_);
@@ -988,11 +999,14 @@ int main(int argc, char** argv) {
       a.one_m = std::stoi(argv[++i]);
     else if (s == "--define" && i + 1 < argc)
       a.defines.push_back(argv[++i]);
+    else if (s == "--binary" && i + 1 < argc)
+      a.binary = argv[++i];
     else {
       fmt::print(stderr,
                  "usage: r4kern [--check] [--time] [--floors] [--quick] [--out DIR] [--time-budget "
                  "S] [--gen "
-                 "0|1] [--stride N] [--shapes a,b,...]\n");
+                 "0|1] [--stride N] [--shapes a,b,...] [--one V:TUPLE --m M [--define D]... "
+                 "[--binary PATH]]\n");
       return 2;
     }
   }
