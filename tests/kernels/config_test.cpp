@@ -56,6 +56,17 @@ TEST(Config, SpaceIsModerateAndValid) {
   EXPECT_GT(ldg89, 50u);
 }
 
+// The quantiser + GEMM pair's GEMM launches under PDL exactly where the device has it (the
+// races, the verifier, r4kern and r4d_bench share this rule; r4d's Pdl::automatic is the same).
+TEST(Config, OneByteGemmAfterItsQuantiserUsesPdlWhereTheDeviceHasIt) {
+  EXPECT_TRUE(a8_gemm_options(gpu::Arch::from("sm_90")).pdl);
+  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("sm_89")).pdl);
+  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("sm_80")).pdl);
+  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("gfx1201")).pdl);
+  const auto o = a8_gemm_options(gpu::Arch::from("sm_90"));
+  EXPECT_EQ(o.cluster.x * o.cluster.y * o.cluster.z, 1u);  // no cluster: a plain grid
+}
+
 TEST(Config, ShapeLimits) {
   const Config c{4, 2, 1, 1, 0};
   EXPECT_TRUE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {3072, 5120, 64}));
