@@ -340,27 +340,20 @@ class Driver {
             launch_qa(qk, s, a.d_bf16.get(), a.aq_for(v->id, c), a.d_sa.get(), act_order(v->id, c));
           },
           TimingSpec{2, 11, 24});
-      const auto tp = time_graph(
-          *ctx_, *stream_, pool,
-          [&](int e) {
-            launch_qa(qk, s, a.d_bf16.get(), a.aq_for(v->id, c), a.d_sa.get(), act_order(v->id, c));
-            const W4Weights ww = cold.at(e);
-            launch_gemm_w4a8(k, c, arch_, s, a.aq_for(v->id, c), a.d_sa.get(), ww, out.get(),
-                             workspace_.get(), *stream_);
-          },
-          TimingSpec{2, 11, 24});
-      // The pair as the races time it (kernels::a8_gemm_options: the GEMM under PDL where the
-      // device has it), beside the plain pair above.
-      const auto pdl = a8_gemm_options(arch_);
-      const auto tpp = time_graph(
-          *ctx_, *stream_, pool,
-          [&](int e) {
-            launch_qa(qk, s, a.d_bf16.get(), a.aq_for(v->id, c), a.d_sa.get(), act_order(v->id, c));
-            const W4Weights ww = cold.at(e);
-            launch_gemm_w4a8(k, c, arch_, s, a.aq_for(v->id, c), a.d_sa.get(), ww, out.get(),
-                             workspace_.get(), *stream_, pdl);
-          },
-          TimingSpec{2, 11, 24});
+      // The pair plain, and as the races time it (kernels::a8_gemm_options: the GEMM under PDL
+      // where the device has it).
+      const auto pair = [&](const gpu::LaunchOptions& opt) {
+        return time_graph(
+            *ctx_, *stream_, pool,
+            [&](int e) {
+              launch_qa(qk, s, a.d_bf16.get(), a.aq_for(v->id, c), a.d_sa.get(),
+                        act_order(v->id, c));
+              launch_gemm_w4a8(k, c, arch_, s, a.aq_for(v->id, c), a.d_sa.get(), cold.at(e),
+                               out.get(), workspace_.get(), *stream_, opt);
+            },
+            TimingSpec{2, 11, 24});
+      };
+      const auto tp = pair({}), tpp = pair(a8_gemm_options(arch_));
       fmt::print(
           "one {} {} {} M={}{}: quant_act {:.2f} us, quant_act + gemm {:.2f} us, with PDL {:.2f} "
           "us\n",
@@ -414,23 +407,18 @@ class Driver {
     stream_->synchronize();
     const auto t = time_graph(
         *ctx_, *stream_, pool, [&](int e) { gemm(e); }, TimingSpec{2, 11, 24});
-    const auto tp = time_graph(
-        *ctx_, *stream_, pool,
-        [&](int e) {
-          launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(),
-                               act_order(v.id, c), *stream_);
-          gemm(e);
-        },
-        TimingSpec{2, 11, 24});
-    const auto pdl = a8_gemm_options(arch_);  // as the races launch the pair
-    const auto tpp = time_graph(
-        *ctx_, *stream_, pool,
-        [&](int e) {
-          launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(),
-                               act_order(v.id, c), *stream_);
-          gemm(e, pdl);
-        },
-        TimingSpec{2, 11, 24});
+    // The pair plain, and as the races time it (kernels::a8_gemm_options).
+    const auto pair = [&](const gpu::LaunchOptions& opt) {
+      return time_graph(
+          *ctx_, *stream_, pool,
+          [&](int e) {
+            launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(),
+                                 act_order(v.id, c), *stream_);
+            gemm(e, opt);
+          },
+          TimingSpec{2, 11, 24});
+    };
+    const auto tp = pair({}), tpp = pair(a8_gemm_options(arch_));
     const auto kname = std::string(name(v.id));
     fmt::print(
         "one {} {} {} M={}{}: {:.2f} us ({:.0f} GB/s), {} regs; quant_act_fp8 + gemm "
