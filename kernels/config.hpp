@@ -223,6 +223,25 @@ inline constexpr int kLdgRegisterBudget = 208;
   return c.npw * c.mb <= 8 && pipeline_stages(id, c) > 0;
 }
 
+// Cluster split-K (kernels/splitk.h): whether a launch of this config on this arch is a
+// thread-block cluster of its SK splits (cluster (1, SK, 1)), which then reduce through each
+// other's shared memory instead of the workspace. NVIDIA sm_90+ (clusters; the ldg generation is
+// compiled for the arch as named, so its cluster code exists exactly there), the ldg and sm90a
+// generations, SK > 1 (SK 16 is a non-portable cluster size: the launch opts in). Not the sm90a
+// configs at the 168-register cap (WV 8, NPW 2, MB 4; kernels/nv/gemm_w4_sm90a.h says why), which
+// keep the workspace path. Every launcher asks this: kernels/family.cpp launch_dims and r4d.
+[[nodiscard]] constexpr bool splitk_cluster(KernelId id, const Config& c, const gpu::Arch& a) {
+  if (is_quant(id) || c.sk == 1 || a.vendor != gpu::Vendor::nvidia || a.major < 9) return false;
+  if (c.gen == kGenLdg) return true;
+  return c.gen == kGenSm90a && !(c.wv == 8 && c.npw == 2 && c.mb == 4);
+}
+// The cluster path's f32 tile per block: 16 * MB rows by WV * NPW 16-row tiles, each row padded
+// by 4 floats (kernels/splitk.h R4_SKC_STRIDE). The ldg generation takes it as dynamic shared
+// memory; the sm90a one reuses its ring.
+[[nodiscard]] constexpr std::int64_t splitk_cluster_tile_bytes(const Config& c) {
+  return static_cast<std::int64_t>(16 * c.mb) * (16 * c.wv * c.npw + 4) * 4;
+}
+
 // The full predicate: arch ranges plus the shape's own limits.
 [[nodiscard]] constexpr bool is_valid(KernelId id, const Config& c, const gpu::Arch& a,
                                       const Shape& s) {

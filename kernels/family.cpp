@@ -40,7 +40,9 @@ unsigned ceil_div(std::int64_t a, std::int64_t b) {
 
 void launch_raw(gpu::Kernel& k, const LaunchDims& d, gpu::Stream& s, void** args,
                 const gpu::LaunchOptions& opt) {
-  k.launch_with(d.grid, d.block, d.shared_bytes, s, args, opt);
+  gpu::LaunchOptions o = opt;
+  o.cluster = d.cluster;  // the geometry's, not the caller's: the kernel's reduction depends on it
+  k.launch_with(d.grid, d.block, d.shared_bytes, s, args, o);
 }
 
 // The dynamic shared memory a launch needs: the warps' weight rings and two activation chunks of
@@ -99,14 +101,20 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
   const auto wave = gpu::wave_size(arch);
   d.grid = {ceil_div(s.n / 16, c.wv * c.npw), static_cast<unsigned>(c.sk),
             ceil_div(ceil_div(s.m, 16), c.mb)};
+  const bool cluster = splitk_cluster(id, c, arch);
+  if (cluster) d.cluster = {1, static_cast<unsigned>(c.sk), 1};
   if (c.gen == kGenSm90a) {
-    // kernels/nv/gemm_w4_sm90a.h: WV consumer warps + a producer warpgroup; the same grid.
+    // kernels/nv/gemm_w4_sm90a.h: WV consumer warps + a producer warpgroup; the same grid. The
+    // cluster split-K tile reuses the ring.
     d.block = {static_cast<unsigned>(c.wv * wave + 128), 1, 1};
     d.shared_bytes = static_cast<unsigned>(sm90a_shared_bytes(id, c));
     return d;
   }
   d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
-  d.shared_bytes = c.gen == kGenLdg ? 0u : staged_shared_bytes(id, c, s);  // ldg: registers only
+  if (c.gen == kGenLdg)  // registers only, but for the cluster split-K tile
+    d.shared_bytes = cluster ? static_cast<unsigned>(splitk_cluster_tile_bytes(c)) : 0u;
+  else
+    d.shared_bytes = staged_shared_bytes(id, c, s);
   return d;
 }
 

@@ -33,7 +33,8 @@ struct CompileOptions {
 struct LaunchDims {
   gpu::Dim3 grid;
   gpu::Dim3 block;
-  unsigned shared_bytes = 0;  // dynamic shared memory: the double-buffered activation chunks
+  unsigned shared_bytes = 0;   // dynamic shared memory: the double-buffered activation chunks
+  gpu::Dim3 cluster{1, 1, 1};  // (1, SK, 1) where splitk_cluster (kernels/config.hpp)
 };
 [[nodiscard]] LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch,
                                      const Shape& s);

@@ -17,6 +17,27 @@
 #error "R4_SK (split-K factor) must be defined before kernels/splitk.h"
 #endif
 
+// Cluster split-K (sm_90+; the ldg and sm90a generations, which define R4_SPLITK_CLUSTER before
+// including this file). Launched as a thread-block cluster of the SK blocks of one output tile
+// (cluster (1, SK, 1): rank == blockIdx.y == the split), each block put()s its f32 partial tile
+// into its own shared memory (r4_splitk_tile_put), and after one cluster barrier every block sums
+// a share of the tile over the SK blocks' shared memory (ld.shared::cluster), in split order
+// 0..SK-1 as the global path does (the same bits), and writes bf16. No workspace, counter, fence or L2
+// round trip: the global path's tail is a __threadfence, an atomic and SK partial reads from L2
+// after the main loop, all on the critical path of a memory-bound launch (docs/PERF.md,
+// "Session 17"). The path is taken only when the launch's cluster really has SK blocks
+// (%cluster_nctarank), so a launch without the cluster attribute still runs the global path.
+#if defined(R4_SPLITK_CLUSTER) && !defined(R4_AMD) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define R4_SKC_CODE 1
+#else
+#define R4_SKC_CODE 0
+#endif
+// A block's tile: the 16 * R4_MB activation rows of its M tile by the R4_WV * R4_NPW 16-row
+// weight tiles of its N range (both generations), each row padded by 4 floats so that put()'s
+// lanes (g: 8 consecutive n; t: rows 2t, 2t + 1) hit distinct banks; mirrored by
+// kernels/config.hpp splitk_cluster_tile_bytes.
+#define R4_SKC_STRIDE (R4_WV * R4_NPW * 16 + 4)
+
 // Counters: the first R4_SPLITK_COUNTER_BYTES of the workspace (one u32 per (x, z) block tile).
 #define R4_SPLITK_COUNTERS 16384
 #define R4_SPLITK_COUNTER_BYTES (R4_SPLITK_COUNTERS * 4)
@@ -24,7 +45,7 @@
 // Stores one output value (bf16) or, with split-K, one f32 partial.
 struct R4Out {
   u16* c;       // [M, N] bf16
-  float* part;  // [SK, M, N] f32 partials (SK > 1)
+  float* part;  // [SK, M, N] f32 partials (SK > 1, global path)
   int M, N;
   __device__ inline void put(int m, int n, float v) const {
     if (m >= M) return;
@@ -36,10 +57,92 @@ struct R4Out {
   }
 };
 
+// Whether this launch takes the cluster path: a cluster of exactly the SK splits.
+__device__ inline bool r4_splitk_cluster() {
+#if R4_SKC_CODE
+  if (R4_SK == 1) return false;
+  u32 nct;
+  // volatile: kept here, not hoisted into (and live through) the main loop
+  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(nct));
+  return nct == (u32)R4_SK;
+#else
+  return false;
+#endif
+}
+
+// The cluster path's put(): value (r, col) of the block's tile at shared address `tile`, r and
+// col relative to the tile's first row and column. Rows at or past M may be written (the
+// reduction reads only live rows), so the caller needs no bound check. No R4Out field carries the
+// tile: fields set before the main loop stayed live through it (the sm90a (8, 4, 4, 2, 1, 4)
+// config spilled 4-20 B at its 168-register cap that way; NVRTC/nvcc 13.0).
+__device__ inline void r4_splitk_tile_put(u32 tile, int r, int col, float v) {
+#if R4_SKC_CODE
+  asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(tile + 4u * (u32)(r * R4_SKC_STRIDE + col)),
+               "f"(v)
+               : "memory");
+#endif
+}
+
+#if R4_SKC_CODE
+// Every thread of every block of the cluster: writes before it are visible to reads after it.
+__device__ inline void r4_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+// The cluster path's reduction (r4_splitk_finish): the tile's float4s dealt over the cluster's
+// threads; each sums the SK blocks' values in split order.
+__device__ inline void r4_splitk_cluster_reduce(const R4Out& o, u32 tile, int n_begin, int n_count,
+                                                int m_begin, int m_count) {
+  r4_cluster_sync();  // every split's partials are in its tile
+  const int n4 = n_count >> 2;
+  const int total = m_count * n4;
+  const int step = R4_SK * (int)blockDim.x;
+  for (int i = (int)(blockIdx.y * blockDim.x + threadIdx.x); i < total; i += step) {
+    const int r = i / n4, col = 4 * (i % n4);
+    const u32 local = tile + 4u * (u32)(r * R4_SKC_STRIDE + col);
+    float4 v[R4_SK];
+#pragma unroll
+    for (int k = 0; k < R4_SK; ++k) {
+      u32 remote;
+      asm("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(k));
+      asm volatile("ld.shared::cluster.v4.f32 {%0,%1,%2,%3}, [%4];\n"
+                   : "=f"(v[k].x), "=f"(v[k].y), "=f"(v[k].z), "=f"(v[k].w)
+                   : "r"(remote)
+                   : "memory");
+    }
+    float4 s = v[0];
+#pragma unroll
+    for (int k = 1; k < R4_SK; ++k) {
+      s.x += v[k].x;
+      s.y += v[k].y;
+      s.z += v[k].z;
+      s.w += v[k].w;
+    }
+    // Four 2-byte stores, as the global path: r4d accepts an output aligned to 2 bytes only.
+    u16* c = o.c + (i64)(m_begin + r) * o.N + n_begin + col;
+    c[0] = r4_f32_to_bf16(s.x);
+    c[1] = r4_f32_to_bf16(s.y);
+    c[2] = r4_f32_to_bf16(s.z);
+    c[3] = r4_f32_to_bf16(s.w);
+  }
+  r4_cluster_sync();  // a block's tile stays until every peer has read it
+}
+#endif
+
 // After every thread has put() its values: with split-K, the last-arriving block reduces.
+// `skc_tile`: the cluster path's tile (r4_splitk_tile_put), unused on the global path.
 __device__ inline void r4_splitk_finish(const R4Out& o, void* ws, int n_begin, int n_count,
-                                        int m_begin, int m_count) {
+                                        int m_begin, int m_count, u32 skc_tile = 0) {
   if (R4_SK == 1) return;
+#if R4_SKC_CODE
+  if (r4_splitk_cluster()) {
+    if (m_begin + m_count > o.M) m_count = o.M - m_begin;
+    if (n_begin + n_count > o.N) n_count = o.N - n_begin;
+    r4_splitk_cluster_reduce(o, skc_tile, n_begin, n_count, m_begin, m_count);
+    return;
+  }
+#else
+  (void)skc_tile;
+#endif
   __shared__ int is_last;
   u32* counters = static_cast<u32*>(ws);
   const u32 tile = blockIdx.z * gridDim.x + blockIdx.x;

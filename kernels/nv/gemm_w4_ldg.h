@@ -42,6 +42,7 @@
 #define R4_KERNELS_NV_GEMM_W4_LDG_H
 
 #include "kernels/nv/mma_sm80.h"
+#define R4_SPLITK_CLUSTER 1  // launched as a cluster of its SK splits on sm_90+ (kernels/splitk.h)
 #include "kernels/splitk.h"
 #include "quant/layout/sm80.h"
 #if R4_ACT_KIND >= 3
@@ -448,6 +449,11 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
 
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M,
                 N};
+  // The cluster split-K tile (kernels/splitk.h): the launch's dynamic shared memory, given only
+  // to cluster launches (kernels/config.hpp splitk_cluster_tile_bytes).
+  extern __shared__ __align__(16) char r4l_smem[];
+  const r4_saddr tile = r4_saddr_of(r4l_smem);
+  const bool cluster = r4_splitk_cluster();
 #pragma unroll
   for (int j = 0; j < R4L_MSUB; ++j) {
     const int m = m_base + 8 * j + 2 * t;
@@ -461,15 +467,23 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
     for (int p = 0; p < R4_NPW; ++p) {
       if (tile_base + p < ntiles) {
         const int n0 = (tile_base + p) * 16 + g;
-        o.put(m, n0, acc[p][j][0] * sa0);
-        o.put(m + 1, n0, acc[p][j][1] * sa1);
-        o.put(m, n0 + 8, acc[p][j][2] * sa0);
-        o.put(m + 1, n0 + 8, acc[p][j][3] * sa1);
+        if (cluster) {
+          const int r = 8 * j + 2 * t, col = (warp * R4_NPW + p) * 16 + g;
+          r4_splitk_tile_put(tile, r, col, acc[p][j][0] * sa0);
+          r4_splitk_tile_put(tile, r + 1, col, acc[p][j][1] * sa1);
+          r4_splitk_tile_put(tile, r, col + 8, acc[p][j][2] * sa0);
+          r4_splitk_tile_put(tile, r + 1, col + 8, acc[p][j][3] * sa1);
+        } else {
+          o.put(m, n0, acc[p][j][0] * sa0);
+          o.put(m + 1, n0, acc[p][j][1] * sa1);
+          o.put(m, n0 + 8, acc[p][j][2] * sa0);
+          o.put(m + 1, n0 + 8, acc[p][j][3] * sa1);
+        }
       }
     }
   }
   r4_splitk_finish(o, ws, (int)blockIdx.x * R4_WV * R4_NPW * 16, R4_WV * R4_NPW * 16, m_base,
-                   R4_MB * 16);
+                   R4_MB * 16, tile);
 }
 
 #endif  // R4_KERNELS_NV_GEMM_W4_LDG_H

@@ -35,7 +35,8 @@ TEST(Config, SpaceIsModerateAndValid) {
       else if (c.gen == kGenSm90a)
         EXPECT_LE(sm90a_shared_bytes(id, c), kSm90aSharedLimit);
       else
-        EXPECT_EQ(launch_dims(id, c, sm90, {3072, 5120, 8}).shared_bytes, 0u);  // ldg: registers
+        EXPECT_EQ(launch_dims(id, c, sm90, {3072, 5120, 8}).shared_bytes,  // ldg: registers,
+                  c.sk > 1 ? splitk_cluster_tile_bytes(c) : 0);  // but the cluster split-K tile
     }
     // Each generation's space stays moderate: every config is compiled, verified and raced.
     EXPECT_GT(per_gen[0], 100u);
@@ -65,6 +66,44 @@ TEST(Config, OneByteGemmAfterItsQuantiserUsesPdlWhereTheDeviceHasIt) {
   EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("gfx1201")).pdl);
   const auto o = a8_gemm_options(gpu::Arch::from("sm_90"));
   EXPECT_EQ(o.cluster.x * o.cluster.y * o.cluster.z, 1u);  // no cluster: a plain grid
+}
+
+// Cluster split-K (kernels/splitk.h): the ldg and sm90a generations on sm_90+ launch SK > 1 as a
+// cluster of the SK splits, except the sm90a configs at the register cap; nothing else does.
+TEST(Config, SplitKClustersWhereTheDeviceHasThem) {
+  const gpu::Arch sm89{gpu::Vendor::nvidia, "sm_89", 8, 9};
+  const gpu::Arch gfx1201 = gpu::Arch::from("gfx1201");
+  const Shape s{3072, 5120, 64};
+  std::size_t clustered = 0;
+  for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt, KernelId::gemm_w4a8fp8_nt,
+                      KernelId::gemm_mxfp4a8fp8_nt})
+    for (const auto& c : config_space(id, sm90)) {
+      const bool capped = c.gen == kGenSm90a && c.wv == 8 && c.npw == 2 && c.mb == 4;
+      const bool want = c.sk > 1 && c.gen != kGenMmaSync && !capped;
+      EXPECT_EQ(splitk_cluster(id, c, sm90), want) << to_string(c);
+      EXPECT_FALSE(splitk_cluster(id, c, sm89)) << to_string(c);
+      if (!is_valid(id, c, sm90, s)) continue;
+      const auto d = launch_dims(id, c, sm90, s);
+      EXPECT_EQ(d.cluster.x, 1u);
+      EXPECT_EQ(d.cluster.y, want ? static_cast<unsigned>(c.sk) : 1u);
+      EXPECT_EQ(d.cluster.z, 1u);
+      EXPECT_EQ(d.grid.y % d.cluster.y, 0u);  // a cluster shape must divide the grid
+      EXPECT_LE(d.cluster.y, 16u);            // the H100 / H200 non-portable maximum
+      if (want && c.gen == kGenLdg) {
+        EXPECT_EQ(d.shared_bytes, splitk_cluster_tile_bytes(c));
+        EXPECT_LE(d.shared_bytes, 48u * 1024u);  // no opt-in needed (r4d opts in sm90a only)
+      }
+      if (want && c.gen == kGenSm90a) {  // the tile reuses the ring (static_assert in the kernel)
+        EXPECT_LE(splitk_cluster_tile_bytes(c), c.st * sm90a_stage_bytes(id, c));
+      }
+      clustered += want ? 1 : 0;
+    }
+  EXPECT_GT(clustered, 500u);
+  for (const auto& c : config_space(KernelId::gemm_w4a16_nt, gfx1201))
+    EXPECT_FALSE(splitk_cluster(KernelId::gemm_w4a16_nt, c, gfx1201));
+  // The sm90a configs at the cap keep the workspace path.
+  EXPECT_FALSE(splitk_cluster(KernelId::gemm_w4a8_nt, Config{8, 4, 4, 2, 1, kGenSm90a, 4}, sm90));
+  EXPECT_TRUE(splitk_cluster(KernelId::gemm_w4a8_nt, Config{4, 16, 1, 1, 0, kGenSm90a, 8}, sm90));
 }
 
 TEST(Config, ShapeLimits) {

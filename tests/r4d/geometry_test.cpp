@@ -31,12 +31,24 @@ TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
           const r4d::Config c{kc.wv, kc.sk, kc.mb, kc.npw, kc.nt, kc.gen, kc.st};
           ASSERT_EQ(r4d::detail::to_kernels(c), kc);
           const auto want = rk::launch_dims(id, kc, arch, s);
-          const auto got = r4d::detail::gemm_dims(id, c, m, n);
+          const auto got = r4d::detail::gemm_dims(id, c, m, n, /*clusters=*/true);
           ASSERT_EQ(got.gx, want.grid.x);
           ASSERT_EQ(got.gy, want.grid.y);
           ASSERT_EQ(got.gz, want.grid.z);
           ASSERT_EQ(got.block, want.block.x);
           ASSERT_EQ(got.shared, want.shared_bytes);
+          ASSERT_EQ(want.cluster.x, 1u);
+          ASSERT_EQ(got.cluster_y, want.cluster.y);
+          ASSERT_EQ(want.cluster.z, 1u);
+          ASSERT_EQ(got.cluster_y > 1, kc.sk > 1 && rk::splitk_cluster(id, kc, arch));
+          // Without clusters (a device or image without them) the same launch, minus the
+          // cluster and the ldg generation's tile.
+          const auto plain = r4d::detail::gemm_dims(id, c, m, n, /*clusters=*/false);
+          ASSERT_EQ(plain.cluster_y, 1u);
+          ASSERT_EQ(plain.gy, got.gy);
+          if (kc.gen != rk::kGenLdg) {
+            ASSERT_EQ(plain.shared, got.shared);
+          }
           ASSERT_EQ(r4d::detail::workspace_bytes(c, m, n), rk::workspace_bytes(id, kc, s));
           // The int8 activations' order r4d asks quant_act for is the one the tuner timed.
           if (id == rk::KernelId::gemm_w4a8_nt) {
@@ -48,7 +60,10 @@ TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
           ASSERT_TRUE(r4d::detail::valid_for_build(id, c, s));
           ASSERT_EQ(rk::is_valid(id, kc, sm80, s), kc.gen != rk::kGenSm90a);
           if (kc.gen == rk::kGenLdg) {
-            ASSERT_EQ(got.shared, 0u);
+            ASSERT_EQ(plain.shared, 0u);
+            // The cluster tile fits the 48 KiB a kernel gets without opting in (r4d opts in
+            // only the sm90a generation).
+            ASSERT_LE(got.shared, 48u * 1024u);
           }
           if (kc.gen == rk::kGenSm90a) {
             ASSERT_EQ(got.block, static_cast<unsigned>(kc.wv * 32 + 128));

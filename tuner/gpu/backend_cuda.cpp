@@ -257,6 +257,14 @@ class CudaKernel final : public Kernel {
           fmt::format("cuFuncSetAttribute({}, MAX_DYNAMIC_SHARED_SIZE_BYTES, {})", name_, shared));
       opted_shared_ = shared;
     }
+    // Clusters above 8 blocks (the cluster split-K path at SK 16, kernels/splitk.h) are a
+    // non-portable size: the function must allow it first (CUDA programming guide, "Thread Block
+    // Clusters"; the H100 / H200 schedule up to 16).
+    if (opt.cluster.x * opt.cluster.y * opt.cluster.z > 8 && !non_portable_) {
+      R4_CU(driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+            fmt::format("cuFuncSetAttribute({}, NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)", name_));
+      non_portable_ = true;
+    }
     const auto what = [&] {
       return fmt::format(
           "{}({}, grid {}x{}x{}, block {}x{}x{}, {} B shared{}{})",
@@ -318,6 +326,7 @@ class CudaKernel final : public Kernel {
   static constexpr unsigned kDefaultShared = 48u << 10;
   CUfunction f_;
   std::string name_;
+  bool non_portable_ = false;
   unsigned opted_shared_ = kDefaultShared;
 };
 

@@ -86,22 +86,33 @@ struct CompiledKernel {
 // CUDA_ERROR_ILLEGAL_ADDRESS from every r4d launch. sm90a: WV consumer warps plus a producer
 // warpgroup (128 threads), and the barriers and ST-stage ring (kernels/config.hpp
 // sm90a_shared_bytes, up to the 227 KiB opt-in; independent of the shape).
+// `clusters`: the device runs kernel images with cluster code (cc 9.x and an image compiled for
+// compute_90 or later: the condition of pdl_capable); then a config kernels/config.hpp
+// splitk_cluster names launches as a cluster of its SK splits (cluster_y = SK), and an ldg one
+// takes the cluster split-K tile as dynamic shared memory. A kernel launched without the cluster
+// reduces through the workspace (kernels/splitk.h), so a mismatch costs time, never results.
 struct Dims {
   unsigned gx, gy, gz, block, shared;
+  unsigned cluster_y = 1;
 };
-[[nodiscard]] constexpr Dims gemm_dims(KernelId id, const Config& c, std::int64_t m,
-                                       std::int64_t n) {
+[[nodiscard]] constexpr Dims gemm_dims(KernelId id, const Config& c, std::int64_t m, std::int64_t n,
+                                       bool clusters) {
   const std::int64_t per_block = static_cast<std::int64_t>(c.wv) * c.npw;
   const std::int64_t mtiles = (m + 15) / 16;
   const auto kc = to_kernels(c);
   Dims d{static_cast<unsigned>((n / 16 + per_block - 1) / per_block), static_cast<unsigned>(c.sk),
          static_cast<unsigned>((mtiles + c.mb - 1) / c.mb), static_cast<unsigned>(c.wv * 32), 0};
+  const bool cluster = clusters && r4::kernels::splitk_cluster(id, kc, nvidia_arch(9, 0));
+  if (cluster) d.cluster_y = static_cast<unsigned>(c.sk);
   if (c.gen == r4::kernels::kGenSm90a) {
     d.block += 128;
     d.shared = static_cast<unsigned>(r4::kernels::sm90a_shared_bytes(id, kc));
     return d;
   }
-  if (c.gen == r4::kernels::kGenLdg) return d;  // registers only: no dynamic shared memory
+  if (c.gen == r4::kernels::kGenLdg) {  // registers only, but for the cluster split-K tile
+    if (cluster) d.shared = static_cast<unsigned>(r4::kernels::splitk_cluster_tile_bytes(kc));
+    return d;
+  }
   const std::int64_t rows = std::min<std::int64_t>(c.mb * 16, (m + 7) / 8 * 8);
   d.shared = static_cast<unsigned>(
       r4::kernels::shared_bytes(id, kc, r4::kernels::pipeline_stages(id, kc), rows));

@@ -42,8 +42,9 @@ struct DeviceState {
   std::size_t scratch_bytes = 0;
   int major = 0;
   int minor = 0;
-  bool pdl = false;    // detail::pdl_capable(major, minor, the kernels' ptxVersion there)
-  bool sm90a = false;  // every compiled sm90a kernel opted into its shared memory on the device
+  bool pdl = false;       // detail::pdl_capable(major, minor, the kernels' ptxVersion there)
+  bool sm90a = false;     // every compiled sm90a kernel opted into its shared memory on the device
+  bool clusters = false;  // cluster split-K launches (detail::gemm_dims; see opt_in_clusters)
   bool owned = false;
 };
 
@@ -143,6 +144,29 @@ bool opt_in_sm90a(int device) {
   return ok;
 }
 
+// Lets every compiled kernel whose cluster split-K launch is a cluster of 16 blocks (SK 16,
+// kernels/config.hpp splitk_cluster) use that non-portable size on `device`, at registration as
+// opt_in_sm90a. False leaves cluster launches off on the device: its kernels then reduce through
+// the workspace (kernels/splitk.h), as before.
+bool opt_in_clusters(int device) {
+  int prev = 0;
+  if (cudaGetDevice(&prev) != cudaSuccess) return false;
+  if (prev != device && cudaSetDevice(device) != cudaSuccess) return false;
+  bool ok = true;
+  for (const auto& e : detail::compiled_kernels()) {
+    if (e.config.sk <= 8 ||
+        !r4::kernels::splitk_cluster(e.id, detail::to_kernels(e.config), detail::nvidia_arch(9, 0)))
+      continue;
+    if (cudaFuncSetAttribute(e.entry(), cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+        cudaSuccess) {
+      (void)cudaGetLastError();
+      ok = false;
+    }
+  }
+  if (prev != device) (void)cudaSetDevice(prev);
+  return ok;
+}
+
 // Validates (state, PDL option, config, shape, build) and resolves the kernel; on success fills
 // `k`/`st`/`use_pdl`.
 Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N, Pdl pdl,
@@ -165,28 +189,40 @@ Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N, P
   return Status::ok;
 }
 
-// Plain: cudaLaunchKernel, as before PDL. PDL: the same launch through cudaLaunchKernelExC with
-// programmatic stream serialization allowed (captured into a graph as a programmatic edge).
+// Plain: cudaLaunchKernel, as before PDL. PDL and/or a cluster: the same launch through
+// cudaLaunchKernelExC with programmatic stream serialization allowed (captured into a graph as a
+// programmatic edge) and/or the cluster dimension (1, cluster_y, 1).
 Status enqueue(const detail::CompiledKernel& k, const detail::Dims& d, void** args, stream_t stream,
                bool use_pdl) {
-  if (!use_pdl) {
+  if (!use_pdl && d.cluster_y == 1) {
     if (cudaLaunchKernel(k.entry(), dim3(d.gx, d.gy, d.gz), dim3(d.block), args, d.shared,
                          stream) != cudaSuccess)
       return refuse(Status::launch_failed);
   } else {
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchAttribute attrs[2] = {};
+    unsigned n = 0;
+    if (use_pdl) {
+      attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attrs[n].val.programmaticStreamSerializationAllowed = 1;
+      ++n;
+    }
+    if (d.cluster_y > 1) {
+      attrs[n].id = cudaLaunchAttributeClusterDimension;
+      attrs[n].val.clusterDim.x = 1;
+      attrs[n].val.clusterDim.y = d.cluster_y;
+      attrs[n].val.clusterDim.z = 1;
+      ++n;
+    }
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(d.gx, d.gy, d.gz);
     cfg.blockDim = dim3(d.block);
     cfg.dynamicSmemBytes = d.shared;
     cfg.stream = stream;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    cfg.attrs = attrs;
+    cfg.numAttrs = n;
     if (cudaLaunchKernelExC(&cfg, k.entry(), args) != cudaSuccess)
       return refuse(Status::launch_failed);
-    detail::bump(Counter::pdl_launches);
+    if (use_pdl) detail::bump(Counter::pdl_launches);
   }
   detail::bump(Counter::launches);
   return Status::ok;
@@ -204,7 +240,8 @@ Status launch_w4a16(bool a_bf16, const void* a, const void* wq, const void* wsz,
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&a, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N), args, stream, use_pdl);
+  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N, st->clusters), args,
+                 stream, use_pdl);
 }
 
 }  // namespace
@@ -250,6 +287,9 @@ Status register_workspace(int device, void* ptr, std::size_t bytes) {
   // The sm90a generation needs compute capability 9.x (kernels/config.hpp is_valid_sm90a; its
   // sm_90a code loads on 9.0); elsewhere its launches refuse before this flag is read.
   const bool sm90a = major == 9 && opt_in_sm90a(device);
+  // Cluster split-K needs what PDL needs (cc 9.x, images with sm_90 code), and the SK 16 kernels
+  // opted into a non-portable cluster size.
+  const bool clusters = detail::pdl_capable(major, minor, ptx) && opt_in_clusters(device);
   std::lock_guard lock(g_mutex);
   DeviceState& s = g_devices[static_cast<std::size_t>(device)];
   if (s.ready.load(std::memory_order_acquire) && s.owned) return Status::bad_argument;
@@ -269,6 +309,7 @@ Status register_workspace(int device, void* ptr, std::size_t bytes) {
   s.minor = minor;
   s.pdl = detail::pdl_capable(major, minor, ptx);
   s.sm90a = sm90a;
+  s.clusters = clusters;
   s.owned = false;
   s.ready.store(true, std::memory_order_release);
   return Status::ok;
@@ -329,6 +370,7 @@ void release(int device) {
   s.splitk_bytes = s.scratch_bytes = 0;
   s.pdl = false;
   s.sm90a = false;
+  s.clusters = false;
   s.owned = false;
 }
 
@@ -365,7 +407,8 @@ Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* w
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N), args, stream, use_pdl);
+  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N, st->clusters), args,
+                 stream, use_pdl);
 }
 
 Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz, void* c, int M,
@@ -387,7 +430,7 @@ Status launch_fp8(KernelId id, const void* q, const void* sc, const void* wq, co
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, detail::gemm_dims(id, cfg, M, N), args, stream, use_pdl);
+  return enqueue(*k, detail::gemm_dims(id, cfg, M, N, st->clusters), args, stream, use_pdl);
 }
 
 // quant_act / quant_act_fp8: one block per row, the same arguments.

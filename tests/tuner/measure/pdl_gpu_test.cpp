@@ -253,9 +253,11 @@ TEST_F(Pdl, TriggerPlacementTimings) {
         auto req = kernels::compile_request(kernels::KernelId::gemm_w4a16_nt, c, arch, o);
         req.defines.push_back("R4_PDL_TRIGGER=" + std::to_string(trig));
         mods.push_back(build(req));
+        std::string name = "l";  // not "l" + to_string: GCC 12 -O3 -Werror=restrict false positive
+        name += std::to_string(l);
         links.push_back({shapes[l].first,
                          shapes[l].second,
-                         "l" + std::to_string(l),
+                         name,
                          kernels::KernelId::gemm_w4a16_nt,
                          &mods.back()->kernel("gemm_w4a16_nt"),
                          c,
