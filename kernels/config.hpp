@@ -223,21 +223,23 @@ inline constexpr int kLdgRegisterBudget = 208;
   return c.npw * c.mb <= 8 && pipeline_stages(id, c) > 0;
 }
 
-// Cluster split-K (kernels/splitk.h): whether a launch of this config on this arch is a
+// Cluster split-K (kernels/splitk.h): whether a launch of this config on this arch may be a
 // thread-block cluster of its SK splits (cluster (1, SK, 1)), which then reduce through each
-// other's shared memory instead of the workspace. NVIDIA sm_90+ (clusters; the ldg generation is
-// compiled for the arch as named, so its cluster code exists exactly there), the ldg and sm90a
-// generations, SK > 1 (SK 16 is a non-portable cluster size: the launch opts in). Not the sm90a
-// configs at the 168-register cap (WV 8, NPW 2, MB 4; kernels/nv/gemm_w4_sm90a.h says why), which
-// keep the workspace path. Every launcher asks this: kernels/family.cpp launch_dims and r4d.
+// other's shared memory instead of the workspace: the ldg generation with SK > 1 on NVIDIA sm_90+
+// (it is compiled for the arch as named, so its cluster code exists exactly there; SK 16 is a
+// non-portable cluster size, which the launch opts into). The launcher still drops the cluster
+// when the grid's clusters do not all fit on the device at once (kernels/family.hpp
+// cluster_launch; r4d the same): clusters then left SMs idle and took a second wave (H200,
+// docs/PERF.md "Session 17": qkv ldg (2, 8, 1, 1, 1, 2) M = 16 7.31 -> 10.45 us). Not the sm90a
+// generation: one block per SM, its clusters of 16 took a second wave, under PDL waited for whole
+// free GPCs (hidden_proj w4a8 (4, 16, 1, 1, 0, 8) pair 5.70 -> 7.25 us), and gained nothing
+// elsewhere (-0.7 .. +0.7 us).
 [[nodiscard]] constexpr bool splitk_cluster(KernelId id, const Config& c, const gpu::Arch& a) {
-  if (is_quant(id) || c.sk == 1 || a.vendor != gpu::Vendor::nvidia || a.major < 9) return false;
-  if (c.gen == kGenLdg) return true;
-  return c.gen == kGenSm90a && !(c.wv == 8 && c.npw == 2 && c.mb == 4);
+  return !is_quant(id) && c.gen == kGenLdg && c.sk > 1 && a.vendor == gpu::Vendor::nvidia &&
+         a.major >= 9;
 }
 // The cluster path's f32 tile per block: 16 * MB rows by WV * NPW 16-row tiles, each row padded
-// by 4 floats (kernels/splitk.h R4_SKC_STRIDE). The ldg generation takes it as dynamic shared
-// memory; the sm90a one reuses its ring.
+// by 4 floats (kernels/splitk.h R4_SKC_STRIDE), as dynamic shared memory.
 [[nodiscard]] constexpr std::int64_t splitk_cluster_tile_bytes(const Config& c) {
   return static_cast<std::int64_t>(16 * c.mb) * (16 * c.wv * c.npw + 4) * 4;
 }

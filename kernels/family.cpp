@@ -41,8 +41,13 @@ unsigned ceil_div(std::int64_t a, std::int64_t b) {
 void launch_raw(gpu::Kernel& k, const LaunchDims& d, gpu::Stream& s, void** args,
                 const gpu::LaunchOptions& opt) {
   gpu::LaunchOptions o = opt;
-  o.cluster = d.cluster;  // the geometry's, not the caller's: the kernel's reduction depends on it
-  k.launch_with(d.grid, d.block, d.shared_bytes, s, args, o);
+  o.cluster = {1, 1, 1};  // the geometry's, not the caller's (cluster_launch)
+  unsigned shared = d.shared_bytes;
+  if (cluster_launch(k, d))
+    o.cluster = d.cluster;
+  else
+    shared -= d.cluster_shared;
+  k.launch_with(d.grid, d.block, shared, s, args, o);
 }
 
 // The dynamic shared memory a launch needs: the warps' weight rings and two activation chunks of
@@ -101,21 +106,31 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
   const auto wave = gpu::wave_size(arch);
   d.grid = {ceil_div(s.n / 16, c.wv * c.npw), static_cast<unsigned>(c.sk),
             ceil_div(ceil_div(s.m, 16), c.mb)};
-  const bool cluster = splitk_cluster(id, c, arch);
-  if (cluster) d.cluster = {1, static_cast<unsigned>(c.sk), 1};
   if (c.gen == kGenSm90a) {
-    // kernels/nv/gemm_w4_sm90a.h: WV consumer warps + a producer warpgroup; the same grid. The
-    // cluster split-K tile reuses the ring.
+    // kernels/nv/gemm_w4_sm90a.h: WV consumer warps + a producer warpgroup; the same grid.
     d.block = {static_cast<unsigned>(c.wv * wave + 128), 1, 1};
     d.shared_bytes = static_cast<unsigned>(sm90a_shared_bytes(id, c));
     return d;
   }
   d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
-  if (c.gen == kGenLdg)  // registers only, but for the cluster split-K tile
-    d.shared_bytes = cluster ? static_cast<unsigned>(splitk_cluster_tile_bytes(c)) : 0u;
-  else
+  if (c.gen != kGenLdg) {
     d.shared_bytes = staged_shared_bytes(id, c, s);
+    return d;
+  }
+  // ldg: registers only, but for the cluster split-K tile
+  if (splitk_cluster(id, c, arch)) {
+    d.cluster = {1, static_cast<unsigned>(c.sk), 1};
+    d.shared_bytes = d.cluster_shared = static_cast<unsigned>(splitk_cluster_tile_bytes(c));
+  }
   return d;
+}
+
+bool cluster_launch(gpu::Kernel& k, const LaunchDims& d) {
+  const unsigned per = d.cluster.x * d.cluster.y * d.cluster.z;
+  if (per <= 1) return false;
+  const auto clusters =
+      static_cast<std::int64_t>(d.grid.x) * d.grid.y * d.grid.z / static_cast<std::int64_t>(per);
+  return clusters <= k.max_active_clusters(d.block, d.shared_bytes, d.cluster);
 }
 
 std::size_t workspace_bytes(KernelId id, const Config& c, const Shape& s) {

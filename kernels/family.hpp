@@ -33,11 +33,18 @@ struct CompileOptions {
 struct LaunchDims {
   gpu::Dim3 grid;
   gpu::Dim3 block;
-  unsigned shared_bytes = 0;   // dynamic shared memory: the double-buffered activation chunks
-  gpu::Dim3 cluster{1, 1, 1};  // (1, SK, 1) where splitk_cluster (kernels/config.hpp)
+  unsigned shared_bytes = 0;    // dynamic shared memory: the double-buffered activation chunks
+  gpu::Dim3 cluster{1, 1, 1};   // (1, SK, 1) where splitk_cluster (kernels/config.hpp)
+  unsigned cluster_shared = 0;  // the part of shared_bytes only a cluster launch needs
 };
 [[nodiscard]] LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch,
                                      const Shape& s);
+
+// Whether a launch with these dims goes out as a cluster: dims.cluster names one and the device
+// holds all of the grid's clusters at once (gpu::Kernel::max_active_clusters). Otherwise the
+// launchers send it plainly, without cluster_shared, and the kernel reduces through the
+// workspace (kernels/splitk.h takes its cluster path only inside a cluster of SK blocks).
+[[nodiscard]] bool cluster_launch(gpu::Kernel& k, const LaunchDims& d);
 
 // Bytes of split-K workspace a launch needs: 0 when SK == 1, else 64 KiB of tile counters plus
 // SK*M*N f32 partials. Zero it once when allocating; launches leave the counters at zero. One

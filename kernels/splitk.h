@@ -17,23 +17,25 @@
 #error "R4_SK (split-K factor) must be defined before kernels/splitk.h"
 #endif
 
-// Cluster split-K (sm_90+; the ldg and sm90a generations, which define R4_SPLITK_CLUSTER before
-// including this file). Launched as a thread-block cluster of the SK blocks of one output tile
-// (cluster (1, SK, 1): rank == blockIdx.y == the split), each block put()s its f32 partial tile
-// into its own shared memory (r4_splitk_tile_put), and after one cluster barrier every block sums
-// a share of the tile over the SK blocks' shared memory (ld.shared::cluster), in split order
-// 0..SK-1 as the global path does (the same bits), and writes bf16. No workspace, counter, fence or L2
-// round trip: the global path's tail is a __threadfence, an atomic and SK partial reads from L2
-// after the main loop, all on the critical path of a memory-bound launch (docs/PERF.md,
-// "Session 17"). The path is taken only when the launch's cluster really has SK blocks
-// (%cluster_nctarank), so a launch without the cluster attribute still runs the global path.
+// Cluster split-K (sm_90+; the ldg generation, which defines R4_SPLITK_CLUSTER before including
+// this file; kernels/config.hpp splitk_cluster says why not the sm90a one). Launched as a
+// thread-block cluster of the SK blocks of one output tile (cluster (1, SK, 1): rank ==
+// blockIdx.y == the split), each block puts its f32 partial tile into its own shared memory
+// (r4_splitk_tile_put), and after one cluster barrier every block sums a share of the tile over
+// the SK blocks' shared memory (ld.shared::cluster), in split order 0..SK-1 as the global path
+// does (the same bits), and writes bf16. No workspace, counter, fence or L2 round trip: the
+// global path's tail is a __threadfence, an atomic and SK partial reads from L2 after the main
+// loop, all on the critical path of a memory-bound launch (docs/PERF.md, "Session 17"). The path
+// is taken only when the launch's cluster really has SK blocks (%cluster_nctarank), so a launch
+// without the cluster attribute still runs the global path (the launchers send a grid whose
+// clusters do not all fit on the device at once that way: kernels/family.hpp cluster_launch).
 #if defined(R4_SPLITK_CLUSTER) && !defined(R4_AMD) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define R4_SKC_CODE 1
 #else
 #define R4_SKC_CODE 0
 #endif
 // A block's tile: the 16 * R4_MB activation rows of its M tile by the R4_WV * R4_NPW 16-row
-// weight tiles of its N range (both generations), each row padded by 4 floats so that put()'s
+// weight tiles of its N range, each row padded by 4 floats so that put()'s
 // lanes (g: 8 consecutive n; t: rows 2t, 2t + 1) hit distinct banks; mirrored by
 // kernels/config.hpp splitk_cluster_tile_bytes.
 #define R4_SKC_STRIDE (R4_WV * R4_NPW * 16 + 4)
@@ -73,8 +75,8 @@ __device__ inline bool r4_splitk_cluster() {
 // The cluster path's put(): value (r, col) of the block's tile at shared address `tile`, r and
 // col relative to the tile's first row and column. Rows at or past M may be written (the
 // reduction reads only live rows), so the caller needs no bound check. No R4Out field carries the
-// tile: fields set before the main loop stayed live through it (the sm90a (8, 4, 4, 2, 1, 4)
-// config spilled 4-20 B at its 168-register cap that way; NVRTC/nvcc 13.0).
+// tile: fields set before the main loop stay live through it (tried on the sm90a generation at its
+// 168-register cap: 4-20 B of spill; nvcc 13.0).
 __device__ inline void r4_splitk_tile_put(u32 tile, int r, int col, float v) {
 #if R4_SKC_CODE
   asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(tile + 4u * (u32)(r * R4_SKC_STRIDE + col)),

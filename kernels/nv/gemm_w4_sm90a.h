@@ -49,13 +49,6 @@
 #if R4_ACT_KIND == 3
 #include "kernels/nv/mma_sm89.h"
 #endif
-// Launched as a cluster of its SK splits (kernels/splitk.h), except the configs at the 168-register
-// cap of 384 threads (two consumer warpgroups, NPW 2, MB 4): the cluster path's code alone made
-// ptxas 13.0 spill 4 B in (8, 4, 4, 2, 1, 4), wherever it sat (the puts or the reduction).
-// kernels/config.hpp splitk_cluster mirrors this.
-#if !(R4_WV == 8 && R4_NPW == 2 && R4_MB == 4)
-#define R4_SPLITK_CLUSTER 1
-#endif
 #include "kernels/splitk.h"
 #include "quant/layout/sm80.h"
 
@@ -341,45 +334,6 @@ typedef float r4g_part;
 __device__ inline float r4g_to_float(float f) { return f; }
 #endif
 
-// The consumers' results: D[row][col], row = weight row (output n), col = activation row (output
-// m): through R4Out::put, or into the cluster split-K tile at `tile` (kernels/splitk.h). Two
-// instances under one branch, so that each keeps only its own path's address registers.
-template <bool Cluster>
-__device__ inline void r4g_put_all(const R4Out& o, r4_saddr tile,
-                                   const float (&acc)[R4_NPW][R4G_NR / 2],
-                                   const float* __restrict__ sa, int tile16_first, int ntiles16,
-                                   int m_base, int wg, int warp, int g, int t, int M) {
-#pragma unroll
-  for (int p = 0; p < R4_NPW; ++p) {
-    const int t16 = tile16_first + (wg * R4_NPW + p) * 4 + warp;
-    if (t16 < ntiles16) {
-      const int n0 = t16 * 16 + g;
-#pragma unroll
-      for (int i = 0; i < R4G_NR / 8; ++i) {
-        const int m = m_base + 8 * i + 2 * t;
-#if R4_ACT_KIND >= 2
-        const float sa0 = m < M ? sa[m] : 0.0f, sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
-#else
-        const float sa0 = 1.0f, sa1 = 1.0f;
-        (void)sa;
-#endif
-        if (Cluster) {
-          const int r = 8 * i + 2 * t, col = n0 - tile16_first * 16;
-          r4_splitk_tile_put(tile, r, col, acc[p][4 * i] * sa0);
-          r4_splitk_tile_put(tile, r + 1, col, acc[p][4 * i + 1] * sa1);
-          r4_splitk_tile_put(tile, r, col + 8, acc[p][4 * i + 2] * sa0);
-          r4_splitk_tile_put(tile, r + 1, col + 8, acc[p][4 * i + 3] * sa1);
-        } else {
-          o.put(m, n0, acc[p][4 * i] * sa0);
-          o.put(m + 1, n0, acc[p][4 * i + 1] * sa1);
-          o.put(m, n0 + 8, acc[p][4 * i + 2] * sa0);
-          o.put(m + 1, n0 + 8, acc[p][4 * i + 3] * sa1);
-        }
-      }
-    }
-  }
-}
-
 // The kernel body; the .cu files wrap it in their extern "C" entry points.
 __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf16/int8
                                 const float* __restrict__ sa,  // [M] int8 row scales, or null
@@ -410,9 +364,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 
   const int wg = (int)(threadIdx.x >> 7);
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
-  // The cluster split-K tile (kernels/splitk.h) reuses the ring once every stage is consumed.
-  static_assert(R4G_NR * R4_SKC_STRIDE * 4 <= R4_ST * R4G_STAGE && R4G_SLOTS == R4_WV * R4_NPW,
-                "the cluster split-K tile must fit in the ring");
   if (wg == R4G_CW) {
     r4g_produce(ring, full, empty, wq, wsz,
                 static_cast<const char*>(act) + (i64)m_base * K * R4G_EB, rows_live,
@@ -486,18 +437,29 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     }
     if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
     r4_pdl_wait();  // returns at once by now (the producer waited); orders the writes below
-    if (r4_splitk_cluster()) {
-      // The tile overwrites the ring: every consumer warp's wgmma reads (async proxy) and
-      // dequant reads of the last stages come first. The producer is done: every stage it
-      // filled has been consumed.
-      r4wg::fence_proxy_async();
-      asm volatile("bar.sync 1, %0;\n" ::"n"(R4G_CW * 128) : "memory");
-      r4g_put_all<true>(o, ring, acc, sa, tile16_first, ntiles16, m_base, wg, warp, g, t, M);
-    } else {
-      r4g_put_all<false>(o, ring, acc, sa, tile16_first, ntiles16, m_base, wg, warp, g, t, M);
+    // D[row][col]: row = weight row (output n), col = activation row (output m).
+#pragma unroll
+    for (int p = 0; p < R4_NPW; ++p) {
+      const int t16 = tile16_first + (wg * R4_NPW + p) * 4 + warp;
+      if (t16 < ntiles16) {
+        const int n0 = t16 * 16 + g;
+#pragma unroll
+        for (int i = 0; i < R4G_NR / 8; ++i) {
+          const int m = m_base + 8 * i + 2 * t;
+#if R4_ACT_KIND >= 2
+          const float sa0 = m < M ? sa[m] : 0.0f, sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
+#else
+          const float sa0 = 1.0f, sa1 = 1.0f;
+#endif
+          o.put(m, n0, acc[p][4 * i] * sa0);
+          o.put(m + 1, n0, acc[p][4 * i + 1] * sa1);
+          o.put(m, n0 + 8, acc[p][4 * i + 2] * sa0);
+          o.put(m + 1, n0 + 8, acc[p][4 * i + 3] * sa1);
+        }
+      }
     }
   }
-  r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR, ring);
+  r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR);
 }
 
 #endif  // R4_KERNELS_NV_GEMM_W4_SM90A_H

@@ -44,6 +44,19 @@ double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// --one's note on the cluster split-K launch (kernels/family.hpp cluster_launch): the grid's
+// clusters against what the device holds at once, and whether the launch is a cluster.
+std::string cluster_note(gpu::Kernel& k, KernelId id, const Config& c, const gpu::Arch& arch,
+                         const Shape& s) {
+  const auto d = launch_dims(id, c, arch, s);
+  const unsigned per = d.cluster.x * d.cluster.y * d.cluster.z;
+  if (per <= 1) return "";
+  const auto clusters = static_cast<long>(d.grid.x) * d.grid.y * d.grid.z / per;
+  return fmt::format(", cluster split-K: {} clusters of {}, {} fit: {}", clusters, per,
+                     k.max_active_clusters(d.block, d.shared_bytes, d.cluster),
+                     cluster_launch(k, d) ? "cluster" : "workspace");
+}
+
 struct Variant {
   KernelId id;
   bool a_bf16;
@@ -324,12 +337,13 @@ class Driver {
         TimingSpec{2, 11, 24});
     std::string defs;
     for (const auto& d : args_.defines) defs += " " + d;
-    fmt::print("one {} {} {} M={}{}: {:.2f} us ({:.0f} GB/s), {} regs\n", v->label, to_string(c),
+    fmt::print("one {} {} {} M={}{}: {:.2f} us ({:.0f} GB/s), {} regs{}\n", v->label, to_string(c),
                sh->name, s.m, defs, t.median_us,
                static_cast<double>(weight_bytes(sh->n, sh->k)) / (t.median_us * 1e3),
                res.resources.count(std::string(name(v->id)))
                    ? res.resources.at(std::string(name(v->id))).registers
-                   : -1);
+                   : -1,
+               cluster_note(k, v->id, c, arch_, s));
     if (v->id == KernelId::gemm_w4a8_nt) {
       // The activation quantiser the sweep times with every w4a8 launch: alone, and quant_act +
       // GEMM as a race samples them (one graph node each).
@@ -422,11 +436,11 @@ class Driver {
     const auto kname = std::string(name(v.id));
     fmt::print(
         "one {} {} {} M={}{}: {:.2f} us ({:.0f} GB/s), {} regs; quant_act_fp8 + gemm "
-        "{:.2f} us, with PDL {:.2f} us\n",
+        "{:.2f} us, with PDL {:.2f} us{}\n",
         v.label, to_string(c), sh.name, s.m, defs, t.median_us,
         static_cast<double>(weight_bytes(s.n, s.k)) / (t.median_us * 1e3),
         res.resources.count(kname) ? res.resources.at(kname).registers : -1, tp.median_us,
-        tpp.median_us);
+        tpp.median_us, cluster_note(k, v.id, c, arch_, s));
     return 0;
   }
 

@@ -41,6 +41,7 @@ TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
           ASSERT_EQ(got.cluster_y, want.cluster.y);
           ASSERT_EQ(want.cluster.z, 1u);
           ASSERT_EQ(got.cluster_y > 1, kc.sk > 1 && rk::splitk_cluster(id, kc, arch));
+          ASSERT_EQ(got.cluster_shared, want.cluster_shared);
           // Without clusters (a device or image without them) the same launch, minus the
           // cluster and the ldg generation's tile.
           const auto plain = r4d::detail::gemm_dims(id, c, m, n, /*clusters=*/false);
@@ -59,8 +60,10 @@ TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
           // sm_90) accepts every config valid on sm_90; the sm90a generation is not valid on sm_80.
           ASSERT_TRUE(r4d::detail::valid_for_build(id, c, s));
           ASSERT_EQ(rk::is_valid(id, kc, sm80, s), kc.gen != rk::kGenSm90a);
+          ASSERT_EQ(plain.cluster_shared, 0u);
           if (kc.gen == rk::kGenLdg) {
             ASSERT_EQ(plain.shared, 0u);
+            ASSERT_EQ(got.shared, got.cluster_shared);
             // The cluster tile fits the 48 KiB a kernel gets without opting in (r4d opts in
             // only the sm90a generation).
             ASSERT_LE(got.shared, 48u * 1024u);

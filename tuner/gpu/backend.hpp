@@ -59,6 +59,16 @@ class Kernel {
                            const LaunchOptions& opt) = 0;
   [[nodiscard]] virtual Resources resources() const = 0;
   [[nodiscard]] virtual const std::string& name() const = 0;
+  // How many clusters of `cluster` blocks of `block` threads with `shared_bytes` of dynamic shared
+  // memory the device can hold at once (cuOccupancyMaxActiveClusters; cached per argument set;
+  // opts into the shared memory and the non-portable cluster size as a launch would). 0 where
+  // the backend has no clusters. Not thread-safe, as launch_with.
+  [[nodiscard]] virtual int max_active_clusters(Dim3 block, unsigned shared_bytes, Dim3 cluster) {
+    (void)block;
+    (void)shared_bytes;
+    (void)cluster;
+    return 0;
+  }
 };
 
 class Module {

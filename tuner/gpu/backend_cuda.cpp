@@ -3,10 +3,13 @@
 #include <cuda.h>
 #include <nvrtc.h>
 
+#include <array>
 #include <chrono>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -45,6 +48,7 @@ struct DriverApi {
   decltype(&cuFuncSetAttribute) func_set_attribute{};
   decltype(&cuLaunchKernel) launch{};
   decltype(&cuLaunchKernelEx) launch_ex{};
+  decltype(&cuOccupancyMaxActiveClusters) max_active_clusters{};
   decltype(&cuStreamCreate) stream_create{};
   decltype(&cuStreamDestroy) stream_destroy{};
   decltype(&cuStreamSynchronize) stream_sync{};
@@ -95,6 +99,7 @@ struct DriverApi {
     lib.bind(func_set_attribute, "cuFuncSetAttribute");
     lib.bind(launch, "cuLaunchKernel");
     lib.bind(launch_ex, "cuLaunchKernelEx");
+    lib.bind(max_active_clusters, "cuOccupancyMaxActiveClusters");
     lib.bind(stream_create, "cuStreamCreate");
     lib.bind(stream_destroy, "cuStreamDestroy_v2");
     lib.bind(stream_sync, "cuStreamSynchronize");
@@ -248,23 +253,7 @@ class CudaKernel final : public Kernel {
   CudaKernel(CUfunction f, std::string name) : f_(f), name_(std::move(name)) {}
   void launch_with(Dim3 g, Dim3 b, unsigned shared, Stream& s, void** args,
                    const LaunchOptions& opt) override {
-    // Above 48 KiB a kernel must opt into dynamic shared memory first (the sm90a generation's
-    // rings use up to the 227 KiB the device allows per block).
-    if (shared > kDefaultShared && shared > opted_shared_) {
-      R4_CU(
-          driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                      static_cast<int>(shared)),
-          fmt::format("cuFuncSetAttribute({}, MAX_DYNAMIC_SHARED_SIZE_BYTES, {})", name_, shared));
-      opted_shared_ = shared;
-    }
-    // Clusters above 8 blocks (the cluster split-K path at SK 16, kernels/splitk.h) are a
-    // non-portable size: the function must allow it first (CUDA programming guide, "Thread Block
-    // Clusters"; the H100 / H200 schedule up to 16).
-    if (opt.cluster.x * opt.cluster.y * opt.cluster.z > 8 && !non_portable_) {
-      R4_CU(driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
-            fmt::format("cuFuncSetAttribute({}, NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)", name_));
-      non_portable_ = true;
-    }
+    opt_in(shared, opt.cluster);
     const auto what = [&] {
       return fmt::format(
           "{}({}, grid {}x{}x{}, block {}x{}x{}, {} B shared{}{})",
@@ -321,13 +310,60 @@ class CudaKernel final : public Kernel {
     return r;
   }
   [[nodiscard]] const std::string& name() const override { return name_; }
+  [[nodiscard]] int max_active_clusters(Dim3 b, unsigned shared, Dim3 cluster) override {
+    const std::array<unsigned, 7> key = {b.x, b.y, b.z, shared, cluster.x, cluster.y, cluster.z};
+    for (const auto& [k, n] : clusters_fit_)
+      if (k == key) return n;
+    opt_in(shared, cluster);
+    CUlaunchAttribute attr = {};
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = cluster.x;
+    attr.value.clusterDim.y = cluster.y;
+    attr.value.clusterDim.z = cluster.z;
+    CUlaunchConfig cfg = {};
+    cfg.gridDimX = cluster.x;  // a grid of one cluster: the count does not depend on the grid
+    cfg.gridDimY = cluster.y;
+    cfg.gridDimZ = cluster.z;
+    cfg.blockDimX = b.x;
+    cfg.blockDimY = b.y;
+    cfg.blockDimZ = b.z;
+    cfg.sharedMemBytes = shared;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int n = 0;
+    R4_CU(driver().max_active_clusters(&n, f_, &cfg),
+          fmt::format("cuOccupancyMaxActiveClusters({}, block {}, {} B shared, cluster {}x{}x{})",
+                      name_, b.x, shared, cluster.x, cluster.y, cluster.z));
+    clusters_fit_.emplace_back(key, n);
+    return n;
+  }
 
  private:
+  // What a launch (or a cluster query) with these needs first: above 48 KiB of dynamic shared
+  // memory an opt-in (the sm90a generation's rings use up to the 227 KiB the device allows per
+  // block); clusters above 8 blocks (the cluster split-K path at SK 16, kernels/splitk.h) the
+  // non-portable size (CUDA programming guide, "Thread Block Clusters"; the H100 / H200 schedule
+  // up to 16).
+  void opt_in(unsigned shared, Dim3 cluster) {
+    if (shared > kDefaultShared && shared > opted_shared_) {
+      R4_CU(
+          driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      static_cast<int>(shared)),
+          fmt::format("cuFuncSetAttribute({}, MAX_DYNAMIC_SHARED_SIZE_BYTES, {})", name_, shared));
+      opted_shared_ = shared;
+    }
+    if (cluster.x * cluster.y * cluster.z > 8 && !non_portable_) {
+      R4_CU(driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+            fmt::format("cuFuncSetAttribute({}, NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)", name_));
+      non_portable_ = true;
+    }
+  }
   static constexpr unsigned kDefaultShared = 48u << 10;
   CUfunction f_;
   std::string name_;
   bool non_portable_ = false;
   unsigned opted_shared_ = kDefaultShared;
+  std::vector<std::pair<std::array<unsigned, 7>, int>> clusters_fit_;
 };
 
 class CudaModule final : public Module {

@@ -88,12 +88,15 @@ struct CompiledKernel {
 // sm90a_shared_bytes, up to the 227 KiB opt-in; independent of the shape).
 // `clusters`: the device runs kernel images with cluster code (cc 9.x and an image compiled for
 // compute_90 or later: the condition of pdl_capable); then a config kernels/config.hpp
-// splitk_cluster names launches as a cluster of its SK splits (cluster_y = SK), and an ldg one
-// takes the cluster split-K tile as dynamic shared memory. A kernel launched without the cluster
-// reduces through the workspace (kernels/splitk.h), so a mismatch costs time, never results.
+// splitk_cluster names may launch as a cluster of its SK splits (cluster_y = SK) with the cluster
+// split-K tile as dynamic shared memory (cluster_shared, part of shared). The launch drops both
+// when the grid's gx * gz clusters do not all fit on the device at once (launch.cpp, as
+// kernels/family.cpp cluster_launch). A kernel launched without the cluster reduces through the
+// workspace (kernels/splitk.h), so a mismatch costs time, never results.
 struct Dims {
   unsigned gx, gy, gz, block, shared;
   unsigned cluster_y = 1;
+  unsigned cluster_shared = 0;
 };
 [[nodiscard]] constexpr Dims gemm_dims(KernelId id, const Config& c, std::int64_t m, std::int64_t n,
                                        bool clusters) {
@@ -110,7 +113,9 @@ struct Dims {
     return d;
   }
   if (c.gen == r4::kernels::kGenLdg) {  // registers only, but for the cluster split-K tile
-    if (cluster) d.shared = static_cast<unsigned>(r4::kernels::splitk_cluster_tile_bytes(kc));
+    if (cluster)
+      d.shared = d.cluster_shared =
+          static_cast<unsigned>(r4::kernels::splitk_cluster_tile_bytes(kc));
     return d;
   }
   const std::int64_t rows = std::min<std::int64_t>(c.mb * 16, (m + 7) / 8 * 8);

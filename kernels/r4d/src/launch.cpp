@@ -14,7 +14,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "detail.hpp"
 #include "r4d/constants.hpp"
@@ -44,7 +47,10 @@ struct DeviceState {
   int minor = 0;
   bool pdl = false;       // detail::pdl_capable(major, minor, the kernels' ptxVersion there)
   bool sm90a = false;     // every compiled sm90a kernel opted into its shared memory on the device
-  bool clusters = false;  // cluster split-K launches (detail::gemm_dims; see opt_in_clusters)
+  bool clusters = false;  // cluster split-K launches (detail::gemm_dims; see cluster_capacity)
+  // Per compiled kernel (its index in compiled_kernels()): how many of its cluster split-K
+  // clusters the device holds at once; 0 where it has none.
+  std::vector<int> max_clusters;
   bool owned = false;
 };
 
@@ -144,27 +150,46 @@ bool opt_in_sm90a(int device) {
   return ok;
 }
 
-// Lets every compiled kernel whose cluster split-K launch is a cluster of 16 blocks (SK 16,
-// kernels/config.hpp splitk_cluster) use that non-portable size on `device`, at registration as
-// opt_in_sm90a. False leaves cluster launches off on the device: its kernels then reduce through
-// the workspace (kernels/splitk.h), as before.
-bool opt_in_clusters(int device) {
+// For every compiled kernel with a cluster split-K launch (kernels/config.hpp splitk_cluster), how
+// many of its clusters `device` holds at once (cudaOccupancyMaxActiveClusters at the launch's
+// block, tile and cluster shape; SK 16 first opts into that non-portable size), at registration
+// as opt_in_sm90a; 0 for the others. Empty when a call failed: cluster launches then stay off on
+// the device, and its kernels reduce through the workspace (kernels/splitk.h), as before.
+std::vector<int> cluster_capacity(int device) {
   int prev = 0;
-  if (cudaGetDevice(&prev) != cudaSuccess) return false;
-  if (prev != device && cudaSetDevice(device) != cudaSuccess) return false;
+  if (cudaGetDevice(&prev) != cudaSuccess) return {};
+  if (prev != device && cudaSetDevice(device) != cudaSuccess) return {};
+  const auto kernels = detail::compiled_kernels();
+  std::vector<int> fit(kernels.size(), 0);
   bool ok = true;
-  for (const auto& e : detail::compiled_kernels()) {
-    if (e.config.sk <= 8 ||
-        !r4::kernels::splitk_cluster(e.id, detail::to_kernels(e.config), detail::nvidia_arch(9, 0)))
-      continue;
-    if (cudaFuncSetAttribute(e.entry(), cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
-        cudaSuccess) {
-      (void)cudaGetLastError();
+  for (std::size_t i = 0; i < kernels.size() && ok; ++i) {
+    const auto& e = kernels[i];
+    const auto kc = detail::to_kernels(e.config);
+    if (!r4::kernels::splitk_cluster(e.id, kc, detail::nvidia_arch(9, 0))) continue;
+    if (e.config.sk > 8 &&
+        cudaFuncSetAttribute(e.entry(), cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+            cudaSuccess) {
       ok = false;
+      break;
     }
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1;
+    attr.val.clusterDim.y = static_cast<unsigned>(e.config.sk);
+    attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(1, static_cast<unsigned>(e.config.sk), 1);  // one cluster
+    cfg.blockDim = dim3(static_cast<unsigned>(e.config.wv * 32));
+    cfg.dynamicSmemBytes = static_cast<std::size_t>(r4::kernels::splitk_cluster_tile_bytes(kc));
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int n = 0;
+    if (cudaOccupancyMaxActiveClusters(&n, e.entry(), &cfg) != cudaSuccess) ok = false;
+    fit[i] = n;
   }
+  if (!ok) (void)cudaGetLastError();  // not sticky; leave no error behind for the caller
   if (prev != device) (void)cudaSetDevice(prev);
-  return ok;
+  return ok ? fit : std::vector<int>{};
 }
 
 // Validates (state, PDL option, config, shape, build) and resolves the kernel; on success fills
@@ -192,8 +217,18 @@ Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N, P
 // Plain: cudaLaunchKernel, as before PDL. PDL and/or a cluster: the same launch through
 // cudaLaunchKernelExC with programmatic stream serialization allowed (captured into a graph as a
 // programmatic edge) and/or the cluster dimension (1, cluster_y, 1).
-Status enqueue(const detail::CompiledKernel& k, const detail::Dims& d, void** args, stream_t stream,
-               bool use_pdl) {
+Status enqueue(const detail::CompiledKernel& k, const DeviceState& st, detail::Dims d, void** args,
+               stream_t stream, bool use_pdl) {
+  if (d.cluster_y > 1) {
+    // A cluster launch only where the device holds all of the grid's clusters at once, as
+    // kernels/family.cpp cluster_launch decides for the tuner.
+    const auto at = static_cast<std::size_t>(&k - detail::compiled_kernels().data());
+    const int fit = at < st.max_clusters.size() ? st.max_clusters[at] : 0;
+    if (static_cast<std::int64_t>(d.gx) * d.gz > fit) {
+      d.cluster_y = 1;
+      d.shared -= d.cluster_shared;
+    }
+  }
   if (!use_pdl && d.cluster_y == 1) {
     if (cudaLaunchKernel(k.entry(), dim3(d.gx, d.gy, d.gz), dim3(d.block), args, d.shared,
                          stream) != cudaSuccess)
@@ -240,7 +275,7 @@ Status launch_w4a16(bool a_bf16, const void* a, const void* wq, const void* wsz,
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&a, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N, st->clusters), args,
+  return enqueue(*k, *st, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N, st->clusters), args,
                  stream, use_pdl);
 }
 
@@ -287,9 +322,9 @@ Status register_workspace(int device, void* ptr, std::size_t bytes) {
   // The sm90a generation needs compute capability 9.x (kernels/config.hpp is_valid_sm90a; its
   // sm_90a code loads on 9.0); elsewhere its launches refuse before this flag is read.
   const bool sm90a = major == 9 && opt_in_sm90a(device);
-  // Cluster split-K needs what PDL needs (cc 9.x, images with sm_90 code), and the SK 16 kernels
-  // opted into a non-portable cluster size.
-  const bool clusters = detail::pdl_capable(major, minor, ptx) && opt_in_clusters(device);
+  // Cluster split-K needs what PDL needs (cc 9.x, images with sm_90 code).
+  std::vector<int> max_clusters;
+  if (detail::pdl_capable(major, minor, ptx)) max_clusters = cluster_capacity(device);
   std::lock_guard lock(g_mutex);
   DeviceState& s = g_devices[static_cast<std::size_t>(device)];
   if (s.ready.load(std::memory_order_acquire) && s.owned) return Status::bad_argument;
@@ -309,7 +344,8 @@ Status register_workspace(int device, void* ptr, std::size_t bytes) {
   s.minor = minor;
   s.pdl = detail::pdl_capable(major, minor, ptx);
   s.sm90a = sm90a;
-  s.clusters = clusters;
+  s.clusters = !max_clusters.empty();
+  s.max_clusters = std::move(max_clusters);
   s.owned = false;
   s.ready.store(true, std::memory_order_release);
   return Status::ok;
@@ -371,6 +407,7 @@ void release(int device) {
   s.pdl = false;
   s.sm90a = false;
   s.clusters = false;
+  s.max_clusters.clear();
   s.owned = false;
 }
 
@@ -407,7 +444,7 @@ Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* w
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N, st->clusters), args,
+  return enqueue(*k, *st, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N, st->clusters), args,
                  stream, use_pdl);
 }
 
@@ -430,7 +467,7 @@ Status launch_fp8(KernelId id, const void* q, const void* sc, const void* wq, co
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, detail::gemm_dims(id, cfg, M, N, st->clusters), args, stream, use_pdl);
+  return enqueue(*k, *st, detail::gemm_dims(id, cfg, M, N, st->clusters), args, stream, use_pdl);
 }
 
 // quant_act / quant_act_fp8: one block per row, the same arguments.
@@ -445,8 +482,8 @@ Status launch_quant(KernelId id, const void* a, void* q, void* sc, int M, int K,
   if (order == ActOrder::sm90a && K % 64 != 0) return refuse(Status::bad_argument);
   int ord = static_cast<int>(order);
   void* args[] = {&a, &q, &sc, &M, &K, &ord};
-  return enqueue(*k, {static_cast<unsigned>(M), 1, 1, detail::kQuantActThreads, 0}, args, stream,
-                 use_pdl);
+  return enqueue(*k, *st, {static_cast<unsigned>(M), 1, 1, detail::kQuantActThreads, 0}, args,
+                 stream, use_pdl);
 }
 
 }  // namespace
