@@ -233,10 +233,15 @@ inline constexpr int kLdgRegisterBudget = 208;
 // docs/PERF.md "Session 17": qkv ldg (2, 8, 1, 1, 1, 2) M = 16 7.31 -> 10.45 us). Not the sm90a
 // generation: one block per SM, its clusters of 16 took a second wave, under PDL waited for whole
 // free GPCs (hidden_proj w4a8 (4, 16, 1, 1, 0, 8) pair 5.70 -> 7.25 us), and gained nothing
-// elsewhere (-0.7 .. +0.7 us).
+// elsewhere (-0.7 .. +0.7 us). Not the fp8-activation GEMMs either: in the sweep (the races time
+// them after quant_act_fp8 under PDL) the MXFP4 winners of the small shapes ran up to 8.5% slower
+// with it (hidden_proj (4, 16, 1, 1, 1, 2) M = 16: pair under PDL 6.81 -> 7.32 us, plain pair
+// 6.99 -> 6.63), while the int8 pairs under PDL gained (qkv (4, 8, 1, 1, 0, 2) 8.57 -> 8.22);
+// not diagnosed, so the fp8 kinds keep the workspace path (and their code, which has no cluster
+// path: kernels/nv/gemm_w4_ldg.h).
 [[nodiscard]] constexpr bool splitk_cluster(KernelId id, const Config& c, const gpu::Arch& a) {
-  return !is_quant(id) && c.gen == kGenLdg && c.sk > 1 && a.vendor == gpu::Vendor::nvidia &&
-         a.major >= 9;
+  return !is_quant(id) && !is_fp8_act(id) && c.gen == kGenLdg && c.sk > 1 &&
+         a.vendor == gpu::Vendor::nvidia && a.major >= 9;
 }
 // The cluster path's f32 tile per block: 16 * MB rows by WV * NPW 16-row tiles, each row padded
 // by 4 floats (kernels/splitk.h R4_SKC_STRIDE), as dynamic shared memory.

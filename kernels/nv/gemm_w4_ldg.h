@@ -42,7 +42,9 @@
 #define R4_KERNELS_NV_GEMM_W4_LDG_H
 
 #include "kernels/nv/mma_sm80.h"
+#if R4_ACT_KIND <= 2  // the int4 kinds: kernels/config.hpp splitk_cluster says why not fp8 ones
 #define R4_SPLITK_CLUSTER 1  // launched as a cluster of its SK splits on sm_90+ (kernels/splitk.h)
+#endif
 #include "kernels/splitk.h"
 #include "quant/layout/sm80.h"
 #if R4_ACT_KIND >= 3

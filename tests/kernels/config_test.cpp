@@ -68,8 +68,8 @@ TEST(Config, OneByteGemmAfterItsQuantiserUsesPdlWhereTheDeviceHasIt) {
   EXPECT_EQ(o.cluster.x * o.cluster.y * o.cluster.z, 1u);  // no cluster: a plain grid
 }
 
-// Cluster split-K (kernels/splitk.h): the ldg generation on sm_90+ may launch SK > 1 as a cluster
-// of the SK splits, with its tile as dynamic shared memory; nothing else does.
+// Cluster split-K (kernels/splitk.h): the ldg generation's int4 kinds on sm_90+ may launch SK > 1
+// as a cluster of the SK splits, with its tile as dynamic shared memory; nothing else does.
 TEST(Config, SplitKClustersWhereTheDeviceHasThem) {
   const gpu::Arch sm89{gpu::Vendor::nvidia, "sm_89", 8, 9};
   const gpu::Arch gfx1201 = gpu::Arch::from("gfx1201");
@@ -78,7 +78,7 @@ TEST(Config, SplitKClustersWhereTheDeviceHasThem) {
   for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt, KernelId::gemm_w4a8fp8_nt,
                       KernelId::gemm_mxfp4a8fp8_nt})
     for (const auto& c : config_space(id, sm90)) {
-      const bool want = c.sk > 1 && c.gen == kGenLdg;
+      const bool want = c.sk > 1 && c.gen == kGenLdg && !is_fp8_act(id);
       EXPECT_EQ(splitk_cluster(id, c, sm90), want) << to_string(c);
       EXPECT_FALSE(splitk_cluster(id, c, sm89)) << to_string(c);
       if (!is_valid(id, c, sm90, s)) continue;
@@ -101,7 +101,7 @@ TEST(Config, SplitKClustersWhereTheDeviceHasThem) {
       }
       clustered += want ? 1 : 0;
     }
-  EXPECT_GT(clustered, 300u);
+  EXPECT_GT(clustered, 200u);  // 288 at 2026-12-03: w4a16 and w4a8, SK 2..16
   for (const auto& c : config_space(KernelId::gemm_w4a16_nt, gfx1201))
     EXPECT_FALSE(splitk_cluster(KernelId::gemm_w4a16_nt, c, gfx1201));
 }
