@@ -139,7 +139,7 @@ void Connection::Close::operator()(sqlite3* db) const {
 Connection::Connection(const std::string& path, OpenMode mode) : path_(path), mode_(mode) {
   const int flags = (mode == OpenMode::read_only ? SQLITE_OPEN_READONLY
                                                  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-                    SQLITE_OPEN_NOMUTEX;
+                    SQLITE_OPEN_FULLMUTEX;  // serialized: see Connection::tx_mu_ for why
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   db_.reset(db);
@@ -188,7 +188,7 @@ int Connection::changes() const {
 }
 
 Transaction::Transaction(const Connection& c)
-    : c_(c), nested_(sqlite3_get_autocommit(c.handle()) == 0) {
+    : lock_(c.tx_mu_), c_(c), nested_(sqlite3_get_autocommit(c.handle()) == 0) {
   c_.exec(nested_ ? "SAVEPOINT r4_nested" : "BEGIN IMMEDIATE");
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -113,12 +114,21 @@ class Connection {
   std::unique_ptr<sqlite3, Close> db_;
   std::string path_;
   OpenMode mode_;
+  // Held by every Transaction on this connection for its lifetime (recursive: a nested one runs
+  // on the thread that holds the outer one). A connection's transaction state is shared by its
+  // threads: without it, a second thread's Transaction saw the first one's open transaction,
+  // took a SAVEPOINT, and failed on RELEASE once the first committed ("no such savepoint:
+  // r4_nested"; seen in a clean-clone CI run, 2026-12-03: the sweep's compile thread linking
+  // compiles while the dispatcher recorded worker time).
+  mutable std::recursive_mutex tx_mu_;
+  friend class Transaction;
 };
 
 // Outermost: BEGIN IMMEDIATE on construction (takes the write lock up front, so a busy database
 // waits in busy_timeout instead of failing half-way) and COMMIT / ROLLBACK. Nested (a transaction
 // is already open, e.g. merge() calling the insert functions): a SAVEPOINT, released or rolled
-// back on its own. The destructor rolls back unless commit() ran.
+// back on its own. The destructor rolls back unless commit() ran. Transactions of one connection
+// on different threads run one after another (Connection::tx_mu_).
 class Transaction {
  public:
   explicit Transaction(const Connection& c);
@@ -128,6 +138,7 @@ class Transaction {
   void commit();
 
  private:
+  std::unique_lock<std::recursive_mutex> lock_;
   const Connection& c_;
   bool nested_ = false;
   bool done_ = false;

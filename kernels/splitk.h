@@ -59,6 +59,24 @@ struct R4Out {
   }
 };
 
+// Both reductions' last step: the SK partials of four consecutive outputs summed in split order
+// (the same bits on either path), written as bf16 with four 2-byte stores (r4d accepts an output
+// aligned to 2 bytes only).
+__device__ inline void r4_splitk_sum_store(const float4 (&v)[R4_SK], u16* c) {
+  float4 s = v[0];
+#pragma unroll
+  for (int k = 1; k < R4_SK; ++k) {
+    s.x += v[k].x;
+    s.y += v[k].y;
+    s.z += v[k].z;
+    s.w += v[k].w;
+  }
+  c[0] = r4_f32_to_bf16(s.x);
+  c[1] = r4_f32_to_bf16(s.y);
+  c[2] = r4_f32_to_bf16(s.z);
+  c[3] = r4_f32_to_bf16(s.w);
+}
+
 // Whether this launch takes the cluster path: a cluster of exactly the SK splits.
 __device__ inline bool r4_splitk_cluster() {
 #if R4_SKC_CODE
@@ -111,20 +129,7 @@ __device__ inline void r4_splitk_cluster_reduce(const R4Out& o, u32 tile, int n_
                    : "r"(remote)
                    : "memory");
     }
-    float4 s = v[0];
-#pragma unroll
-    for (int k = 1; k < R4_SK; ++k) {
-      s.x += v[k].x;
-      s.y += v[k].y;
-      s.z += v[k].z;
-      s.w += v[k].w;
-    }
-    // Four 2-byte stores, as the global path: r4d accepts an output aligned to 2 bytes only.
-    u16* c = o.c + (i64)(m_begin + r) * o.N + n_begin + col;
-    c[0] = r4_f32_to_bf16(s.x);
-    c[1] = r4_f32_to_bf16(s.y);
-    c[2] = r4_f32_to_bf16(s.z);
-    c[3] = r4_f32_to_bf16(s.w);
+    r4_splitk_sum_store(v, o.c + (i64)(m_begin + r) * o.N + n_begin + col);
   }
   r4_cluster_sync();  // a block's tile stays until every peer has read it
 }
@@ -170,19 +175,7 @@ __device__ inline void r4_splitk_finish(const R4Out& o, void* ws, int n_begin, i
     float4 v[R4_SK];
 #pragma unroll
     for (int k = 0; k < R4_SK; ++k) v[k] = r4_ld_coherent4(&o.part[((i64)k * o.M + m) * o.N + n]);
-    float4 s = v[0];
-#pragma unroll
-    for (int k = 1; k < R4_SK; ++k) {
-      s.x += v[k].x;
-      s.y += v[k].y;
-      s.z += v[k].z;
-      s.w += v[k].w;
-    }
-    u16* c = o.c + (i64)m * o.N + n;
-    c[0] = r4_f32_to_bf16(s.x);
-    c[1] = r4_f32_to_bf16(s.y);
-    c[2] = r4_f32_to_bf16(s.z);
-    c[3] = r4_f32_to_bf16(s.w);
+    r4_splitk_sum_store(v, o.c + (i64)m * o.N + n);
   }
   if (threadIdx.x == 0) counters[tile] = 0u;
 }

@@ -248,6 +248,22 @@ void CudaEvent::record(Stream& s) {
   R4_CU(driver().event_record(ev_, reinterpret_cast<CUstream>(s.native())), "cuEventRecord");
 }
 
+// cuLaunchKernelEx's config (no stream: the caller sets hStream where it launches).
+CUlaunchConfig launch_config(Dim3 g, Dim3 b, unsigned shared, CUlaunchAttribute* attrs,
+                             unsigned n) {
+  CUlaunchConfig cfg = {};
+  cfg.gridDimX = g.x;
+  cfg.gridDimY = g.y;
+  cfg.gridDimZ = g.z;
+  cfg.blockDimX = b.x;
+  cfg.blockDimY = b.y;
+  cfg.blockDimZ = b.z;
+  cfg.sharedMemBytes = shared;
+  cfg.attrs = attrs;
+  cfg.numAttrs = n;
+  return cfg;
+}
+
 class CudaKernel final : public Kernel {
  public:
   CudaKernel(CUfunction f, std::string name) : f_(f), name_(std::move(name)) {}
@@ -283,17 +299,8 @@ class CudaKernel final : public Kernel {
       attrs[n].value.clusterDim.z = opt.cluster.z;
       ++n;
     }
-    CUlaunchConfig cfg = {};
-    cfg.gridDimX = g.x;
-    cfg.gridDimY = g.y;
-    cfg.gridDimZ = g.z;
-    cfg.blockDimX = b.x;
-    cfg.blockDimY = b.y;
-    cfg.blockDimZ = b.z;
-    cfg.sharedMemBytes = shared;
+    CUlaunchConfig cfg = launch_config(g, b, shared, attrs, n);
     cfg.hStream = stream;
-    cfg.attrs = attrs;
-    cfg.numAttrs = n;
     R4_CU(driver().launch_ex(&cfg, f_, args, nullptr), what());
   }
   [[nodiscard]] Resources resources() const override {
@@ -320,16 +327,8 @@ class CudaKernel final : public Kernel {
     attr.value.clusterDim.x = cluster.x;
     attr.value.clusterDim.y = cluster.y;
     attr.value.clusterDim.z = cluster.z;
-    CUlaunchConfig cfg = {};
-    cfg.gridDimX = cluster.x;  // a grid of one cluster: the count does not depend on the grid
-    cfg.gridDimY = cluster.y;
-    cfg.gridDimZ = cluster.z;
-    cfg.blockDimX = b.x;
-    cfg.blockDimY = b.y;
-    cfg.blockDimZ = b.z;
-    cfg.sharedMemBytes = shared;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    // A grid of one cluster: the count does not depend on the grid.
+    const CUlaunchConfig cfg = launch_config(cluster, b, shared, &attr, 1);
     int n = 0;
     R4_CU(driver().max_active_clusters(&n, f_, &cfg),
           fmt::format("cuOccupancyMaxActiveClusters({}, block {}, {} B shared, cluster {}x{}x{})",

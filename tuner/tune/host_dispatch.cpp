@@ -288,7 +288,11 @@ void HostLanes::drive(Lane& lane, RaceSource& queue, const std::vector<SweepCont
 }
 
 void record_worker_time(const std::vector<SweepContext*>& groups,
-                        const std::vector<WorkerStats>& stats, const std::vector<double>& idle) {
+                        const std::vector<WorkerStats>& stats, const std::vector<double>& idle,
+                        std::mutex* store_mu) {
+  // The sweep's compile thread may still be linking compiles into the same connection.
+  std::unique_lock<std::mutex> lock;
+  if (store_mu != nullptr) lock = std::unique_lock<std::mutex>(*store_mu);
   for (std::size_t i = 0; i < stats.size(); ++i) {
     if (!stats[i].gpu_id) continue;
     auto& g = *groups.at(stats[i].group);
@@ -384,7 +388,10 @@ void HostDispatcher::run(const std::vector<SweepContext*>& groups, const std::ve
   const auto stats = lanes_.stats();
   const auto idle = log.finish(stats, wall);
   lanes_.add_tallies_to(groups);
-  record_worker_time(groups, stats, idle);
+  {
+    auto* store_sink = dynamic_cast<StoreSink*>(ctx_.sink);
+    record_worker_time(groups, stats, idle, store_sink ? &store_sink->mutex() : nullptr);
+  }
   if (error) std::rethrow_exception(error);
   for (std::size_t g = 0; g < groups.size() && work.after_races; ++g)
     for (std::size_t i = 0; i < lanes_.size(); ++i)

@@ -92,10 +92,12 @@ class HostLanes {
 };
 
 // In the process that holds the database, after the races: each worker's races, busy and idle
-// seconds added to its run's `run_gpus` row (idle[i] is stats[i]'s). Nothing else may write the
-// store meanwhile.
+// seconds added to its run's `run_gpus` row (idle[i] is stats[i]'s), holding `store_mu` (the
+// StoreSink's mutex; null where the sink is not the store): the sweep's compile thread may still
+// be linking compiles through the same connection (a clean-clone CI run failed so, 2026-12-03).
 void record_worker_time(const std::vector<SweepContext*>& groups,
-                        const std::vector<WorkerStats>& stats, const std::vector<double>& idle);
+                        const std::vector<WorkerStats>& stats, const std::vector<double>& idle,
+                        std::mutex* store_mu);
 
 // Adds `from`'s tallies and phase seconds to `to`.
 void add_tally(SweepContext& to, const SweepTally& tally, const PhaseSeconds& sec);

@@ -443,7 +443,7 @@ void MpiDispatcher::run_root(const std::vector<SweepContext*>& groups,
       if (slot.rank == s.rank && slot.info.index == s.gpu && slot.group == s.group)
         s.gpu_id = slot.gpu_id;
   const auto idle = log.finish(stats, wall);
-  record_worker_time(groups, stats, idle);
+  record_worker_time(groups, stats, idle, store_sink ? &store_sink->mutex() : nullptr);
   lanes_.add_tallies_to(groups);
   for (const auto& st : rs) {
     if (!st.done || !st.end.contains("groups")) continue;
