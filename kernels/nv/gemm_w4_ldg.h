@@ -80,15 +80,6 @@
 // R4L_STATIC_LIVE (docs/PERF.md session 11): faster or equal on all 13 configs tried.
 #define R4L_WPERM 1
 #endif
-#ifndef R4L_BIAS
-// 1 (bf16 only): the weights enter the MMA as 136 + code (r4nv::dequant_bf16_biased: one LOP3
-// per A register, no bfma2), and a per-sub-tile partial `sb` collects 136 * sum_k a_k by one more
-// MMA per (k16 step, activation sub-tile) with A = 136, shared by the warp's NPW tiles; each
-// group's promotion subtracts it: acc += w * (part - sb). Exact arithmetic apart from f32
-// accumulation (136 + code and 136 * a are exact products in the MMA's f32 sum). docs/PERF.md
-// session 18 has the instruction counts and the A/B; 0 is the bfma2 dequant as before.
-#define R4L_BIAS (R4_ACT_KIND == 1)
-#endif
 #ifndef R4L_STATIC_LIVE
 // 1: the main loop compiled per live sub-tile count, chosen once per block, in place of a uniform
 // branch per sub-tile and block. SASS (nvcc sm_90a, w4a8 (2, 1, 1, 2, 0, 2)): 640 instructions
@@ -199,43 +190,17 @@ __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_N
   r4l_load_acts<kFull>(b, arow, live, kb0, kb_last);
 }
 
-// The lane's two B registers of the 16-bit kinds for k16 step s of block u, sub-tile j. The
-// layout's k-permutation on the activations (quant/layout/sm80.h): dwords 2s and 2s+1 of the
-// lane's 16 k hold k 4s..4s+3; b0 = (4s, 4s+2), b1 = (4s+1, 4s+3) unless R4L_WPERM moved the
-// permutation onto the weights.
-__device__ inline void r4l_act_b16(const R4LBatch& b, int u, int j, int s, u32& b0, u32& b1) {
-  const u32x4& h = b.a[u][j][s >> 1];
-  const u32 lo = (s & 1) ? h.z : h.x;
-  const u32 hi = (s & 1) ? h.w : h.y;
-  b0 = R4L_WPERM ? lo : r4nv::prmt(lo, hi, 0x5410u);
-  b1 = R4L_WPERM ? hi : r4nv::prmt(lo, hi, 0x7632u);
-}
-
 // The math of one batch: blocks kb0 .. kb0 + R4_ST - 1 that are < kb_end; each group's partial
 // is promoted at its last block in this split. kFull: the caller knows that the whole batch lies
 // before the split's last block (no bound checks).
 template <bool kFull>
 __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int live,
                                    r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
-                                   float (&sb)[R4L_MSUB][4], float (&acc)[R4_NPW][R4L_MSUB][4]) {
+                                   float (&acc)[R4_NPW][R4L_MSUB][4]) {
 #pragma unroll
   for (int u = 0; u < R4_ST; ++u) {
     const int kb = kb0 + u;
     if (kFull || kb < kb_end) {  // uniform
-#if R4L_BIAS
-      // 136 * sum_k a_k of this block, per sub-tile: every row of A is 136, so D[n][m] is the
-      // same for all n (c0 == c2, c1 == c3).
-      const u32 k136[4] = {0x43084308u, 0x43084308u, 0x43084308u, 0x43084308u};
-#pragma unroll
-      for (int s4 = 0; s4 < 4; ++s4)
-#pragma unroll
-        for (int j = 0; j < R4L_MSUB; ++j)
-          if (j < live) {
-            u32 b0, b1;
-            r4l_act_b16(b, u, j, s4, b0, b1);
-            r4nv::mma_bf16(sb[j], k136, b0, b1);
-          }
-#endif
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p) {
 #if R4_ACT_KIND == 2 || R4_ACT_KIND == 3
@@ -318,9 +283,7 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
           // R4L_WPERM: bytes 1 and 2 swapped, so af[0..3] hold the dword's nibbles (0, 2), (1, 3),
           // (4, 6), (5, 7): rows g, g+8 at real k (4s, 4s+1), then rows g, g+8 at (4s+2, 4s+3).
           const u32 wd = R4L_WPERM ? r4nv::prmt(w4[s], w4[s], 0x3120u) : w4[s];
-#if R4_ACT_KIND == 1 && R4L_BIAS
-          r4nv::dequant_bf16_biased(wd, af);
-#elif R4_ACT_KIND == 1
+#if R4_ACT_KIND == 1
           r4nv::dequant_bf16_codes(wd, af);
 #else
           r4nv::dequant_f16_codes(wd, af);
@@ -328,8 +291,13 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
 #pragma unroll
           for (int j = 0; j < R4L_MSUB; ++j)
             if (j < live) {
-              u32 b0, b1;
-              r4l_act_b16(b, u, j, s, b0, b1);
+              // The layout's k-permutation on the activations (quant/layout/sm80.h): dwords 2s and
+              // 2s+1 of the lane's 16 k hold k 4s..4s+3; b0 = (4s, 4s+2), b1 = (4s+1, 4s+3).
+              const u32x4& h = b.a[u][j][s >> 1];
+              const u32 lo = (s & 1) ? h.z : h.x;
+              const u32 hi = (s & 1) ? h.w : h.y;
+              const u32 b0 = R4L_WPERM ? lo : r4nv::prmt(lo, hi, 0x5410u);
+              const u32 b1 = R4L_WPERM ? hi : r4nv::prmt(lo, hi, 0x7632u);
 #if R4_ACT_KIND == 1
               r4nv::mma_bf16(part[p][j], af, b0, b1);
 #else
@@ -347,24 +315,14 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
           const float w1 = r4_f16_to_f32(b.s[u][p][1]) * R4L_CODE_SCALE;
 #pragma unroll
           for (int j = 0; j < R4L_MSUB; ++j) {
-            float pv[4];
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-              pv[e] = R4L_BIAS ? (float)part[p][j][e] - sb[j][e] : (float)part[p][j][e];
-            acc[p][j][0] = fmaf(pv[0], w0, acc[p][j][0]);
-            acc[p][j][1] = fmaf(pv[1], w0, acc[p][j][1]);
-            acc[p][j][2] = fmaf(pv[2], w1, acc[p][j][2]);
-            acc[p][j][3] = fmaf(pv[3], w1, acc[p][j][3]);
+            acc[p][j][0] = fmaf((float)part[p][j][0], w0, acc[p][j][0]);
+            acc[p][j][1] = fmaf((float)part[p][j][1], w0, acc[p][j][1]);
+            acc[p][j][2] = fmaf((float)part[p][j][2], w1, acc[p][j][2]);
+            acc[p][j][3] = fmaf((float)part[p][j][3], w1, acc[p][j][3]);
 #pragma unroll
             for (int e = 0; e < 4; ++e) part[p][j][e] = 0;
           }
         }
-#if R4L_BIAS
-#pragma unroll
-        for (int j = 0; j < R4L_MSUB; ++j)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) sb[j][e] = 0.0f;
-#endif
       }
     }
   }
@@ -379,7 +337,6 @@ __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* con
                                     const char* const (&arow)[R4L_MSUB], int live_rt, int kb_begin,
                                     int kb_end, int G, int g,
                                     r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
-                                    float (&sb)[R4L_MSUB][4],
                                     float (&acc)[R4_NPW][R4L_MSUB][4]) {
   const int kb_last = kb_end - 1;
   // Ping-pong: the next batch's loads go out before this batch's math waits on its own (in the
@@ -392,19 +349,19 @@ __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* con
 #if R4L_FULL
   for (; kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
     r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g);
-    r4l_compute<true>(b0, kb0, kb_end, live, part, sb, acc);
+    r4l_compute<true>(b0, kb0, kb_end, live, part, acc);
     r4l_load_batch<true>(b0, wp, sp, arow, live, kb0 + 2 * R4_ST, kb_last, G, g);
-    r4l_compute<true>(b1, kb0 + R4_ST, kb_end, live, part, sb, acc);
+    r4l_compute<true>(b1, kb0 + R4_ST, kb_end, live, part, acc);
   }
 #endif
   for (; kb0 < kb_end; kb0 += 2 * R4_ST) {
     const int k1 = kb0 + R4_ST;
     if (k1 < kb_end) r4l_load_batch<false>(b1, wp, sp, arow, live, k1, kb_last, G, g);
-    r4l_compute<false>(b0, kb0, kb_end, live, part, sb, acc);
+    r4l_compute<false>(b0, kb0, kb_end, live, part, acc);
     if (k1 >= kb_end) break;
     const int k2 = k1 + R4_ST;
     if (k2 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k2, kb_last, G, g);
-    r4l_compute<false>(b1, k1, kb_end, live, part, sb, acc);
+    r4l_compute<false>(b1, k1, kb_end, live, part, acc);
   }
 }
 
@@ -448,11 +405,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
 
   float acc[R4_NPW][R4L_MSUB][4];
   r4l_part_t part[R4_NPW][R4L_MSUB][4];
-  float sb[R4L_MSUB][4];  // R4L_BIAS: 136 * sum_k a_k of the current group (else unused)
-#pragma unroll
-  for (int j = 0; j < R4L_MSUB; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) sb[j][e] = 0.0f;
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
@@ -487,13 +439,13 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
 #if R4L_STATIC_LIVE
   // One instance per live count where it is cheap (MB 1: 1 or 2 sub-tiles), else the full one.
   if (live == R4L_MSUB)
-    r4l_mainloop<R4L_MSUB>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, sb, acc);
+    r4l_mainloop<R4L_MSUB>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
   else if (R4L_MSUB == 2)
-    r4l_mainloop<1>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, sb, acc);
+    r4l_mainloop<1>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
   else
-    r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, sb, acc);
+    r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
 #else
-  r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, sb, acc);
+  r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
 #endif
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 

@@ -144,30 +144,6 @@ __device__ inline void dequant_bf16_codes(u32 d, u32 (&a)[4]) {
   a[3] = bfma2(lop3_and_or(d >> 12, 0x000F000Fu, 0x43004300u), kOne, kM136);
 }
 
-// (a & b) ^ c in one instruction (immLut 0x6A = (0xF0 & 0xCC) ^ 0xAA).
-__device__ inline u32 lop3_and_xor(u32 a, u32 b, u32 c) {
-  u32 d;
-  asm("lop3.b32 %0, %1, %2, %3, 0x6A;\n" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  return d;
-}
-
-// One sm80-layout dword -> the four bf16x2 A registers of one k16 step holding 136 + code
-// (128 + u with u = code + 8 = nibble ^ 8, exact in bf16: 7 mantissa bits above 128 step by 1),
-// same element order as dequant_bf16_codes. One LOP3 per register: (nibble & 0xF) ^ 0x8 is the
-// offset code and the 0x43 byte above it (outside the mask) makes the bf16 128; no arithmetic.
-// The bias is the kernel's to remove: sum_k (136 + c_k) a_k = sum_k c_k a_k + 136 sum_k a_k, and
-// 136 sum_k a_k is one extra MMA per activation sub-tile and k16 step with A = 136 everywhere
-// (kernels/nv/gemm_w4_ldg.h R4L_BIAS), shared by every weight tile of the warp. Why: the
-// bfma2 that subtracts 136 was 4 of the ~23 instructions per HMMA of the ldg generation's main
-// loop (sm_90a SASS of w4a16 (2, 1, 1, 1, 0, 2): 64 HFMA2 of 370; docs/PERF.md session 18).
-__device__ inline void dequant_bf16_biased(u32 d, u32 (&a)[4]) {
-  const u32 kMask = 0x000F000Fu, kBias = 0x43084308u;
-  a[0] = lop3_and_xor(d, kMask, kBias);
-  a[1] = lop3_and_xor(d >> 4, kMask, kBias);
-  a[2] = lop3_and_xor(d >> 8, kMask, kBias);
-  a[3] = lop3_and_xor(d >> 12, kMask, kBias);
-}
-
 // Two sm80-layout dwords (k32 step) -> the four s8x4 A registers; each byte is 16*code.
 __device__ inline void dequant_s8(u32 d0, u32 d1, u32 (&a)[4]) {
   a[0] = (d0 << 4) & 0xF0F0F0F0u;
