@@ -50,19 +50,6 @@
 #if R4_ACT_KIND >= 3
 #include "kernels/nv/mma_sm89.h"
 #endif
-#if R4L_WG
-#if R4_ACT_KIND != 1 && R4_ACT_KIND != 2
-#error "R4L_WG: bf16 (gemm_w4a16_nt) and int8 (gemm_w4a8_nt) activations only"
-#endif
-#if R4_WV % 4 != 0
-#error "R4L_WG needs whole warpgroups: WV 4 or 8"
-#endif
-#include "kernels/nv/wgmma_layout_sm90a.h"
-#include "kernels/nv/wgmma_sm90a.h"
-#ifndef R4L_WG_SMEM
-#define R4L_WG_SMEM 48128  // under the 48 KiB static limit with the other static arrays
-#endif
-#endif
 
 #ifndef R4_ST
 #error "R4_ST (64-K blocks per register batch) must be defined for the ldg generation"
@@ -113,18 +100,6 @@
 // "Session 16": ldg pairs gained 0.1-0.4 us under PDL, sm90a ones 1.0-1.4).
 #ifndef R4L_L2PF
 #define R4L_L2PF 0
-#endif
-#ifndef R4L_WG
-// EXPERIMENT (session 18; 0, the default, compiles to nothing; `r4kern --one --define R4L_WG=1`,
-// which then compiles for sm_90a): the weights stream into registers exactly as below, but the
-// MMA is the warpgroup's wgmma (RS form: the warp's dequantised fragments are rows 16w..16w+15 of
-// the 64-row A operand) with B = the block's activation rows, copied once after the PDL wait into
-// a shared-memory tile of its whole K range in the sm90a generation's B layout
-// (kernels/nv/wgmma_layout_sm90a.h; at most R4L_WG_SMEM bytes, static). N = 8 per live 8-row
-// sub-tile. Why: session 18 found the ldg kernels' marginal cost in mma.sync itself (one more
-// HMMA per k16 step and sub-tile cost 6-20%, docs/PERF.md), and wgmma is Hopper's full-rate path.
-// int8 and bf16 activations; WV a multiple of 4.
-#define R4L_WG 0
 #endif
 #define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
 #define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
@@ -188,7 +163,6 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
 template <bool kFull>
 __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_MSUB], int live,
                                      int kb0, int kb_last) {
-  if (R4L_WG) return;  // the activations come from the shared-memory tile
 #pragma unroll
   for (int u = 0; u < R4_ST; ++u) {
     const int kb = kFull ? kb0 + u : min(kb0 + u, kb_last);
@@ -354,124 +328,6 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
   }
 }
 
-#if R4L_WG
-#define R4L_WG_NR (16 * R4_MB)                             // B tile rows (activation rows)
-#define R4L_WG_BLK (R4L_WG_NR * 64 * (R4L_A8 ? 1 : 2))  // bytes of one 64-K block's B tile
-
-// The block's activation rows m_base.. of its K range, into the B tile: 64-K block b of the
-// split at tile + b * R4L_WG_BLK, each in the layout of wgmma_layout_sm90a.h for NR rows (rows
-// past M are zeros). Reads each 16-byte chunk once (coalesced); then a proxy fence for wgmma.
-__device__ inline void r4l_wg_fill(r4_saddr tile, const void* act, int M, int K, int m_base,
-                                   int kb_begin, int kb_end) {
-  const int rows_live = min(R4L_WG_NR, M - m_base);
-  const int chunks = (kb_end - kb_begin) * 64 * (R4L_A8 ? 1 : 2) / 16;  // per row
-  for (int i = (int)threadIdx.x; i < R4L_WG_NR * chunks; i += R4_WV * 32) {
-    const int n = i / chunks, c = i - n * chunks;
-    u32x4 v{0u, 0u, 0u, 0u};
-    const i64 row0 = (i64)(m_base + n) * K * (R4L_A8 ? 1 : 2) + (i64)kb_begin * 64 * (R4L_A8 ? 1 : 2);
-    if (n < rows_live) v = r4_ld_cg16(static_cast<const char*>(act) + row0 + 16 * c);
-    const u32 w[4] = {v.x, v.y, v.z, v.w};
-#if R4L_A8
-    const int blk = c >> 2, kk = (c & 3) * 16;  // 4 chunks per 64-K block
-    const r4_saddr base = tile + blk * R4L_WG_BLK;
-#pragma unroll
-    for (int d = 0; d < 4; ++d)
-      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(base + r4::wgmma_layout::b_offset_8(n, kk + 4 * d, R4L_WG_NR)),
-                   "r"(w[d])
-                   : "memory");
-#else
-    const int blk = c >> 3, kk = (c & 7) * 8;  // 8 chunks per 64-K block
-    const r4_saddr base = tile + blk * R4L_WG_BLK;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {  // elements kk + 4h + 0..3: (0, 2) and (1, 3) share a dword
-      const u32 lo = w[2 * h], hi = w[2 * h + 1];
-      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(base + r4::wgmma_layout::b_offset_16(n, kk + 4 * h, R4L_WG_NR)),
-                   "r"(r4nv::prmt(lo, hi, 0x5410u))
-                   : "memory");
-      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(base + r4::wgmma_layout::b_offset_16(n, kk + 4 * h + 1, R4L_WG_NR)),
-                   "r"(r4nv::prmt(lo, hi, 0x7632u))
-                   : "memory");
-    }
-#endif
-  }
-  r4wg::fence_proxy_async();
-  __syncthreads();
-}
-
-// The math of one batch through wgmma, N = 8 * kLive columns (kLive live sub-tiles). Each 64-K
-// block's wgmmas are waited for before the next block's fragments are dequantised (an RS wgmma
-// reads its A registers asynchronously), and each group's partial is promoted as below.
-template <bool kFull, int kLive>
-__device__ inline void r4l_compute_wg(const R4LBatch& b, int kb0, int kb_begin, int kb_end,
-                                      r4_saddr tile, r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
-                                      float (&acc)[R4_NPW][R4L_MSUB][4]) {
-  constexpr int kN = 8 * kLive;
-  constexpr int kSteps = R4L_A8 ? 2 : 4;  // wgmma k-steps per 64-K block
-#pragma unroll
-  for (int u = 0; u < R4_ST; ++u) {
-    const int kb = kb0 + u;
-    if (kFull || kb < kb_end) {  // uniform
-      u32 a[R4_NPW][kSteps][4];
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) {
-#if R4L_A8
-        r4nv::dequant_s8(b.w[u][p].x, b.w[u][p].y, a[p][0]);
-        r4nv::dequant_s8(b.w[u][p].z, b.w[u][p].w, a[p][1]);
-#else
-        const u32 w4[4] = {b.w[u][p].x, b.w[u][p].y, b.w[u][p].z, b.w[u][p].w};
-#pragma unroll
-        for (int s4 = 0; s4 < 4; ++s4) r4nv::dequant_bf16_codes(w4[s4], a[p][s4]);
-#endif
-      }
-      // Pin the fragments before the fence: otherwise the compiler sinks each dequant down to its
-      // wgmma, and ptxas injects a warpgroup.arrive before every one (C7519).
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-        for (int s4 = 0; s4 < kSteps; ++s4)
-#pragma unroll
-          for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(a[p][s4][r])::"memory");
-      const r4_saddr blk = tile + (kb - kb_begin) * R4L_WG_BLK;
-      r4wg::wgmma_fence();
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-        for (int s4 = 0; s4 < kSteps; ++s4) {
-          const u64 desc = r4wg::smem_desc(blk + r4::wgmma_layout::step_offset(s4, R4L_WG_NR),
-                                           r4::wgmma_layout::lbo_bytes(R4L_WG_NR),
-                                           r4::wgmma_layout::sbo_bytes());
-          r4wg::wgmma_step<R4_ACT_KIND, kN>(reinterpret_cast<r4l_part_t(&)[kN / 2]>(part[p][0][0]),
-                                            a[p][s4], desc, 1);
-        }
-      r4wg::wgmma_commit();
-      r4wg::wgmma_wait<0>();
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-        for (int j = 0; j < R4L_MSUB; ++j)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) r4wg::fence_operand(part[p][j][e]);
-      if ((kb & 1) || (!kFull && kb + 1 == kb_end)) {
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p) {
-          const float w0 = r4_f16_to_f32(b.s[u][p][0]) * R4L_CODE_SCALE;
-          const float w1 = r4_f16_to_f32(b.s[u][p][1]) * R4L_CODE_SCALE;
-#pragma unroll
-          for (int j = 0; j < R4L_MSUB; ++j) {
-            acc[p][j][0] = fmaf((float)part[p][j][0], w0, acc[p][j][0]);
-            acc[p][j][1] = fmaf((float)part[p][j][1], w0, acc[p][j][1]);
-            acc[p][j][2] = fmaf((float)part[p][j][2], w1, acc[p][j][2]);
-            acc[p][j][3] = fmaf((float)part[p][j][3], w1, acc[p][j][3]);
-#pragma unroll
-            for (int e = 0; e < 4; ++e) part[p][j][e] = 0;
-          }
-        }
-      }
-    }
-  }
-}
-#endif
-
 // The main loop (after the prologue), as a template over the live sub-tile count: kLive = 0 reads
 // it at run time (`live_rt`); otherwise it is a constant and the math's per-sub-tile checks fold
 // away (R4L_STATIC_LIVE below).
@@ -479,18 +335,10 @@ template <int kLive>
 __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* const (&wp)[R4_NPW],
                                     const u32* const (&sp)[R4_NPW],
                                     const char* const (&arow)[R4L_MSUB], int live_rt, int kb_begin,
-                                    int kb_end, int G, int g, r4_saddr wg_tile,
+                                    int kb_end, int G, int g,
                                     r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
                                     float (&acc)[R4_NPW][R4L_MSUB][4]) {
   const int kb_last = kb_end - 1;
-#if R4L_WG
-  constexpr int kWgLive = kLive ? kLive : R4L_MSUB;
-#define R4L_COMPUTE(FULL, B, K0) \
-  r4l_compute_wg<FULL, kWgLive>(B, K0, kb_begin, kb_end, wg_tile, part, acc)
-#else
-  (void)wg_tile;
-#define R4L_COMPUTE(FULL, B, K0) r4l_compute<FULL>(B, K0, kb_end, live, part, acc)
-#endif
   // Ping-pong: the next batch's loads go out before this batch's math waits on its own (in the
   // SASS that wait covers both batches: see the top of the file). While both batches of an
   // iteration and the batch it loads for the next one lie wholly inside the split, the loads and
@@ -501,21 +349,20 @@ __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* con
 #if R4L_FULL
   for (; kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
     r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g);
-    R4L_COMPUTE(true, b0, kb0);
+    r4l_compute<true>(b0, kb0, kb_end, live, part, acc);
     r4l_load_batch<true>(b0, wp, sp, arow, live, kb0 + 2 * R4_ST, kb_last, G, g);
-    R4L_COMPUTE(true, b1, kb0 + R4_ST);
+    r4l_compute<true>(b1, kb0 + R4_ST, kb_end, live, part, acc);
   }
 #endif
   for (; kb0 < kb_end; kb0 += 2 * R4_ST) {
     const int k1 = kb0 + R4_ST;
     if (k1 < kb_end) r4l_load_batch<false>(b1, wp, sp, arow, live, k1, kb_last, G, g);
-    R4L_COMPUTE(false, b0, kb0);
+    r4l_compute<false>(b0, kb0, kb_end, live, part, acc);
     if (k1 >= kb_end) break;
     const int k2 = k1 + R4_ST;
     if (k2 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k2, kb_last, G, g);
-    R4L_COMPUTE(false, b1, k1);
+    r4l_compute<false>(b1, k1, kb_end, live, part, acc);
   }
-#undef R4L_COMPUTE
 }
 
 // act: [M, K] f16/bf16 bits (R4_ACT_KIND 0/1), int8 (2) or e4m3 (3, 4); sa: [M] f32 row scales
@@ -587,26 +434,18 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
 #endif
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
-#if R4L_WG
-  __shared__ __align__(128) char r4l_wg_act[R4L_WG_SMEM];
-  const r4_saddr wg_tile = r4_saddr_of(r4l_wg_act);
-  if ((kb_end - kb_begin) * R4L_WG_BLK > R4L_WG_SMEM) __trap();  // experiment: pick SK to fit
-  r4l_wg_fill(wg_tile, act, M, K, m_base, kb_begin, kb_end);
-#else
-  const r4_saddr wg_tile = 0;
-#endif
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 
 #if R4L_STATIC_LIVE
   // One instance per live count where it is cheap (MB 1: 1 or 2 sub-tiles), else the full one.
   if (live == R4L_MSUB)
-    r4l_mainloop<R4L_MSUB>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, wg_tile, part, acc);
+    r4l_mainloop<R4L_MSUB>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
   else if (R4L_MSUB == 2)
-    r4l_mainloop<1>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, wg_tile, part, acc);
+    r4l_mainloop<1>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
   else
-    r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, wg_tile, part, acc);
+    r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
 #else
-  r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, wg_tile, part, acc);
+  r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
 #endif
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 

@@ -131,20 +131,6 @@ __device__ inline u64 smem_desc(r4_saddr start, u32 lbo, u32 sbo) {
 
 // D (+)= A * B for one k-step: A the warpgroup's 64 x 16 (f16, bf16) or 64 x 32 (s8) register
 // fragment, B N columns in shared memory. scale_d = 0: D = A * B.
-// N = 8 (one 8-column block: d[0..3] as the mma.sync m16n8 C fragment of the warp's 16 rows):
-// the ldg generation's wgmma experiment at M <= 8 (kernels/nv/gemm_w4_ldg.h R4L_WG).
-__device__ inline void wgmma_bf16_n8(float (&d)[4], const u32 (&a)[4], u64 desc, int scale_d) {
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %9, 0;\n wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, {%4, %5, %6, %7}, %8, p, 1, 1, 0;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
-}
-
-__device__ inline void wgmma_s8_n8(i32 (&d)[4], const u32 (&a)[4], u64 desc, int scale_d) {
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %9, 0;\n wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%0, %1, %2, %3}, {%4, %5, %6, %7}, %8, p;\n}\n"
-               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
-}
-
 __device__ inline void wgmma_f16_n16(float (&d)[8], const u32 (&a)[4], u64 desc, int scale_d) {
   asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %13, 0;\n wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, %12, p, 1, 1, 0;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
@@ -220,7 +206,7 @@ __device__ inline void wgmma_e4m3_n64(float (&d)[32], const u32 (&a)[4], u64 des
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
 }
 
-// The k-step for N = 8 (bf16, s8), 16, 32, 64 and the activation kind (0 f16, 1 bf16, 2 s8, 3 e4m3; ACC is
+// The k-step for N = 16, 32, 64 and the activation kind (0 f16, 1 bf16, 2 s8, 3 e4m3; ACC is
 // float or i32).
 template <int KIND, int N, class ACC>
 __device__ inline void wgmma_step(ACC (&d)[N / 2], const u32 (&a)[4], u64 desc, int scale_d) {
@@ -229,7 +215,6 @@ __device__ inline void wgmma_step(ACC (&d)[N / 2], const u32 (&a)[4], u64 desc, 
     if constexpr (N == 32) wgmma_f16_n32(d, a, desc, scale_d);
     if constexpr (N == 64) wgmma_f16_n64(d, a, desc, scale_d);
   } else if constexpr (KIND == 1) {
-    if constexpr (N == 8) wgmma_bf16_n8(d, a, desc, scale_d);
     if constexpr (N == 16) wgmma_bf16_n16(d, a, desc, scale_d);
     if constexpr (N == 32) wgmma_bf16_n32(d, a, desc, scale_d);
     if constexpr (N == 64) wgmma_bf16_n64(d, a, desc, scale_d);
@@ -238,7 +223,6 @@ __device__ inline void wgmma_step(ACC (&d)[N / 2], const u32 (&a)[4], u64 desc, 
     if constexpr (N == 32) wgmma_e4m3_n32(d, a, desc, scale_d);
     if constexpr (N == 64) wgmma_e4m3_n64(d, a, desc, scale_d);
   } else {
-    if constexpr (N == 8) wgmma_s8_n8(d, a, desc, scale_d);
     if constexpr (N == 16) wgmma_s8_n16(d, a, desc, scale_d);
     if constexpr (N == 32) wgmma_s8_n32(d, a, desc, scale_d);
     if constexpr (N == 64) wgmma_s8_n64(d, a, desc, scale_d);

@@ -251,14 +251,7 @@ class Driver {
       return 2;
     }
     auto req = compile_request(v->id, c, arch_, {v->a_bf16, false});
-    for (const auto& d : args_.defines) {
-      req.defines.push_back(d);
-      // The ldg generation's wgmma experiment (kernels/nv/gemm_w4_ldg.h R4L_WG) needs the
-      // arch-specific target, as the sm90a generation does.
-      if (d.rfind("R4L_WG=", 0) == 0 && d != "R4L_WG=0" && arch_.vendor == gpu::Vendor::nvidia &&
-          arch_.major == 9)
-        req.arch = gpu::Arch::from("sm_90a");
-    }
+    for (const auto& d : args_.defines) req.defines.push_back(d);
     auto res = backend_->compile(req);
     if (!res.ok) throw gpu::Error("compile failed: " + res.log);
     if (!args_.binary.empty()) {
