@@ -23,7 +23,7 @@
 // capability 9.x device, compiled for sm_90a; its tuple is (WV, SK, MB, NPW, NT, ST):
 //   WV  consumer warps: 4 or 8 (one or two consumer warpgroups; a producer warpgroup is added)
 //   SK  split-K over the 128-K groups                   {1, 2, 4, 8, 16}, SK <= K/128
-//   MB  16-row M tiles per block = wgmma N / 16         {1, 2, 4}, MB <= ceil(M/16)
+//   MB  16-row M tiles per block = wgmma N / 16         {1, 2, 3, 4}, MB <= ceil(M/16); 3 at ST 4
 //   NPW 16-row N tiles per consumer warp (each consumer warpgroup owns NPW 64-row tiles) {1, 2}
 //   NT  L2 evict-first weight copies                    {0, 1}
 //   ST  stages of the shared-memory ring (one 128-K group each) {4, 6, 8}, the ring within the
@@ -31,8 +31,9 @@
 // Registers (NVRTC 13.0, sm_90a, ptxas -v, 2026-11-30, per-group partials): a consumer holds
 // NPW x (MB*8 f32 accumulators + MB*8 partials + the stage's A fragments: 32 registers of codes
 // for 16-bit activations, 16 for int8). WV 8 caps a thread at 168 registers (384 threads under
-// __launch_bounds__(threads, 1)); the one tuple over it is 16-bit WV 8, NPW 2, MB 4 (428 B of
-// spill stores), so is_valid leaves it out. Every other tuple compiles without spills.
+// __launch_bounds__(threads, 1)); the tuples over it are 16-bit WV 8, NPW 2, MB 4 (428 B of
+// spill stores) and MB 3 (12 B), so is_valid leaves them out. Every other tuple compiles without
+// spills.
 #pragma once
 
 #include <cstdint>
@@ -167,11 +168,15 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
   if (is_quant(id)) return false;
   if (a.vendor != gpu::Vendor::nvidia || a.major != 9) return false;  // gpu::has_wgmma
   if (!detail::one_of(c.wv, {4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16}) ||
-      !detail::one_of(c.mb, {1, 2, 4}) || !detail::one_of(c.npw, {1, 2}) ||
+      !detail::one_of(c.mb, {1, 2, 3, 4}) || !detail::one_of(c.npw, {1, 2}) ||
       !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {4, 6, 8}))
     return false;
-  if (id == KernelId::gemm_w4a16_nt && c.wv == 8 && c.npw == 2 && c.mb == 4)
-    return false;  // 192 live registers over the 168 of 384 threads: spills
+  // MB 3 (wgmma N = 48): M = 33..48 in one block, where MB 2 took two blocks (the second half
+  // idle) and MB 4 is not valid; at ring depth 4 only, where the M >= 32 winners of the 8-bit
+  // kinds are (H200 sweeps, sessions 14-17), to keep the sweep's compile count (+120).
+  if (c.mb == 3 && c.st != 4) return false;
+  if (id == KernelId::gemm_w4a16_nt && c.wv == 8 && c.npw == 2 && c.mb >= 3)
+    return false;  // 192 (MB 4) live registers over the 168 of 384 threads: spills (MB 3: 12 B)
   if ((id == KernelId::gemm_w4a8_nt || id == KernelId::gemm_w4a8fp8_nt) && c.wv == 8 &&
       c.npw == 2 && c.mb == 4 && c.st == 6)
     return false;  // at the 168-register cap, NVRTC 13.0 spills 4 B at ST 6 (not at 4 or 8): CI

@@ -38,7 +38,7 @@
 // and wait again (a no-op by then) before the epilogue writes outputs or touches the workspace.
 //
 // Config (compile-time, kernels/config.hpp is_valid): R4_WV consumer warps (4, 8), R4_SK split-K,
-// R4_MB (wgmma N = 16*MB: 1, 2, 4), R4_NPW 64-row tiles per consumer warpgroup (1, 2), R4_NT L2
+// R4_MB (wgmma N = 16*MB: 1, 2, 3, 4), R4_NPW 64-row tiles per consumer warpgroup (1, 2), R4_NT L2
 // evict-first weight copies, R4_ST ring stages.
 #ifndef R4_KERNELS_NV_GEMM_W4_SM90A_H
 #define R4_KERNELS_NV_GEMM_W4_SM90A_H

@@ -167,6 +167,31 @@ __device__ inline void wgmma_s8_n32(i32 (&d)[16], const u32 (&a)[4], u64 desc, i
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
 }
 
+// N = 48 (MB 3: M = 33..48 in one block, kernels/config.hpp is_valid_sm90a).
+__device__ inline void wgmma_f16_n48(float (&d)[24], const u32 (&a)[4], u64 desc, int scale_d) {
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %29, 0;\n wgmma.mma_async.sync.aligned.m64n48k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}, {%24, %25, %26, %27}, %28, p, 1, 1, 0;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
+}
+
+__device__ inline void wgmma_bf16_n48(float (&d)[24], const u32 (&a)[4], u64 desc, int scale_d) {
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %29, 0;\n wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}, {%24, %25, %26, %27}, %28, p, 1, 1, 0;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
+}
+
+__device__ inline void wgmma_s8_n48(i32 (&d)[24], const u32 (&a)[4], u64 desc, int scale_d) {
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %29, 0;\n wgmma.mma_async.sync.aligned.m64n48k32.s32.s8.s8 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}, {%24, %25, %26, %27}, %28, p;\n}\n"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
+}
+
+__device__ inline void wgmma_e4m3_n48(float (&d)[24], const u32 (&a)[4], u64 desc, int scale_d) {
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %29, 0;\n wgmma.mma_async.sync.aligned.m64n48k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}, {%24, %25, %26, %27}, %28, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
+}
+
 __device__ inline void wgmma_f16_n64(float (&d)[32], const u32 (&a)[4], u64 desc, int scale_d) {
   asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %37, 0;\n wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 0;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
@@ -206,25 +231,29 @@ __device__ inline void wgmma_e4m3_n64(float (&d)[32], const u32 (&a)[4], u64 des
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
 }
 
-// The k-step for N = 16, 32, 64 and the activation kind (0 f16, 1 bf16, 2 s8, 3 e4m3; ACC is
+// The k-step for N = 16, 32, 48, 64 and the activation kind (0 f16, 1 bf16, 2 s8, 3 e4m3; ACC is
 // float or i32).
 template <int KIND, int N, class ACC>
 __device__ inline void wgmma_step(ACC (&d)[N / 2], const u32 (&a)[4], u64 desc, int scale_d) {
   if constexpr (KIND == 0) {
     if constexpr (N == 16) wgmma_f16_n16(d, a, desc, scale_d);
     if constexpr (N == 32) wgmma_f16_n32(d, a, desc, scale_d);
+    if constexpr (N == 48) wgmma_f16_n48(d, a, desc, scale_d);
     if constexpr (N == 64) wgmma_f16_n64(d, a, desc, scale_d);
   } else if constexpr (KIND == 1) {
     if constexpr (N == 16) wgmma_bf16_n16(d, a, desc, scale_d);
     if constexpr (N == 32) wgmma_bf16_n32(d, a, desc, scale_d);
+    if constexpr (N == 48) wgmma_bf16_n48(d, a, desc, scale_d);
     if constexpr (N == 64) wgmma_bf16_n64(d, a, desc, scale_d);
   } else if constexpr (KIND == 3) {
     if constexpr (N == 16) wgmma_e4m3_n16(d, a, desc, scale_d);
     if constexpr (N == 32) wgmma_e4m3_n32(d, a, desc, scale_d);
+    if constexpr (N == 48) wgmma_e4m3_n48(d, a, desc, scale_d);
     if constexpr (N == 64) wgmma_e4m3_n64(d, a, desc, scale_d);
   } else {
     if constexpr (N == 16) wgmma_s8_n16(d, a, desc, scale_d);
     if constexpr (N == 32) wgmma_s8_n32(d, a, desc, scale_d);
+    if constexpr (N == 48) wgmma_s8_n48(d, a, desc, scale_d);
     if constexpr (N == 64) wgmma_s8_n64(d, a, desc, scale_d);
   }
 }

@@ -98,7 +98,8 @@ TEST(R4dConfigFor, ClampsMbToTheTilesNeeded) {
   const std::vector<r4d_table_row> t = {{3072, 5120, 64, 1, 2, 4, 2, 0}};
   for (int m = 1; m <= 16; ++m) EXPECT_EQ(r4d::config_for(3072, 5120, m, t)->mb, 1);
   for (int m = 17; m <= 32; ++m) EXPECT_EQ(r4d::config_for(3072, 5120, m, t)->mb, 2);
-  // The seed would hand out MB = 3 here; the family has no MB = 3, so it is declined, not guessed.
+  // The seed would hand out MB = 3 here; the mma.sync generation has no MB = 3 (only the sm90a
+  // generation has, at ST 4), so it is declined, not guessed.
   for (int m = 33; m <= 48; ++m) {
     const auto l = r4d::lookup(3072, 5120, m, t, Dtype::w4a16);
     EXPECT_FALSE(l.config);
@@ -138,19 +139,25 @@ TEST(R4dConfigFor, ServesBandsOfTheSm90aGeneration) {
 }
 
 // MB counts 16-row M tiles in the sm90a generation too (the wgmma N is 16*MB): the same clamp to
-// ceil(M/16), and the same decline where that gives MB = 3. The w4a8 kernel serves it as well.
+// ceil(M/16). MB = 3 (N = 48) exists at ring depth 4 only (kernels/config.hpp is_valid_sm90a), so
+// a depth-4 row serves M = 33..48 with MB 3 and a depth-6 row declines those M. The w4a8 kernel
+// serves it as well.
 TEST(R4dConfigFor, ClampsMbOfSm90aRows) {
   const std::vector<r4d_table_row> t = {{5120, 8704, 64, 4, 2, 4, 1, 0, 1, 4}};
+  const std::vector<r4d_table_row> t6 = {{5120, 8704, 64, 4, 2, 4, 1, 0, 1, 6}};
   for (Dtype d : {Dtype::w4a16, Dtype::w4a8}) {
     for (int m = 1; m <= 64; ++m) {
-      const auto l = r4d::lookup(5120, 8704, m, t, d);
       const int mb = std::min(4, (m + 15) / 16);
-      if (mb == 3) {
-        EXPECT_EQ(l.status, Status::invalid_config) << m;
-        continue;
-      }
+      const auto l = r4d::lookup(5120, 8704, m, t, d);
       ASSERT_TRUE(l.config) << m;
       EXPECT_EQ(*l.config, (Config{4, 2, mb, 1, 0, r4d::kGenSm90a, 4})) << m;
+      const auto l6 = r4d::lookup(5120, 8704, m, t6, d);
+      if (mb == 3) {
+        EXPECT_EQ(l6.status, Status::invalid_config) << m;
+        continue;
+      }
+      ASSERT_TRUE(l6.config) << m;
+      EXPECT_EQ(*l6.config, (Config{4, 2, mb, 1, 0, r4d::kGenSm90a, 6})) << m;
     }
   }
 }
@@ -203,7 +210,7 @@ void check_synthetic(std::span<const r4d_table_row> t, Dtype d, int& sm90a_hits)
       const auto l = r4d::lookup(row.n, row.k, m, t, d);
       ASSERT_NE(band, nullptr);
       const int mb = std::min(band->mb, (m + 15) / 16);
-      if (mb == 3) {
+      if (mb == 3 && !(band->gen == r4d::kGenSm90a && band->st == 4)) {
         EXPECT_EQ(l.status, Status::invalid_config);
         continue;
       }
@@ -229,7 +236,8 @@ TEST(R4dConfigFor, CompiledInTableServesEveryBandOfItsShapes) {
       for (int m = 1; m <= std::min(r.m_limit, 64); ++m) {
         const auto l = r4d::lookup(r.n, r.k, m, r4d::table(d), d);
         // Bands of the compiled-in tables are static_asserted valid at their top M; a clamp to
-        // MB = 3 is the one way a lower M can still be declined.
+        // MB = 3 (outside the sm90a generation at ST 4) is the one way a lower M can still be
+        // declined.
         if (!l.config) {
           EXPECT_EQ(l.status, Status::invalid_config);
         }

@@ -9,7 +9,8 @@
 # a macro (`#define gemm_w4a16_nt r4d_...`) before the include, so every config has its own
 # symbol. Configs per table row: the row's own, plus the MB that config_for's clamp
 # (min(MB, ceil(M/16))) produces for the M the row serves (between the previous band's limit and
-# its own), where that clamp is a legal MB (1, 2, 4; the same in both generations).
+# its own), where that clamp is a legal MB (1, 2, 4 in every generation; 3 in the sm90a
+# generation at ST 4).
 #
 # The sm90a generation's TUs come back separately (SM90A_SOURCES_VAR): they must be compiled for
 # sm_90a alone (kernels/nv/wgmma_sm90a.h #errors on any other target), the rest for
@@ -108,7 +109,8 @@ function(_r4d_configs rows with_sm90a out)
         else()
           set(m ${t})
         endif()
-        if(m EQUAL 1 OR m EQUAL 2 OR m EQUAL 4)
+        # MB 3 exists in the sm90a generation at ring depth 4 only (kernels/config.hpp).
+        if(m EQUAL 1 OR m EQUAL 2 OR m EQUAL 4 OR (m EQUAL 3 AND gen EQUAL 1 AND st EQUAL 4))
           list(APPEND configs "${wv}_${sk}_${m}_${npw}_${nt}_${gen}_${st}")
         endif()
       endforeach()
