@@ -173,7 +173,7 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
     return false;
   // MB 3 (wgmma N = 48): M = 33..48 in one block, where MB 2 took two blocks (the second half
   // idle) and MB 4 is not valid; at ring depth 4 only, where the M >= 32 winners of the 8-bit
-  // kinds are (H200 sweeps, sessions 14-17), to keep the sweep's compile count (+120).
+  // kinds are (H200 sweeps, sessions 14-17), to keep the sweep's compile count (+110 for dflash).
   if (c.mb == 3 && c.st != 4) return false;
   if (id == KernelId::gemm_w4a16_nt && c.wv == 8 && c.npw == 2 && c.mb >= 3)
     return false;  // 192 (MB 4) live registers over the 168 of 384 threads: spills (MB 3: 12 B)
