@@ -113,7 +113,7 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
     return d;
   }
   d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
-  if (c.gen != kGenLdg) {
+  if (c.gen != kGenLdg && c.gen != kGenLdgq) {
     d.shared_bytes = staged_shared_bytes(id, c, s);
     return d;
   }

@@ -404,7 +404,7 @@ __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* con
 // block lays it out for the longest split (ceil(KB / SK) 64-K blocks), and the cluster split-K
 // tile follows it.
 #define R4Q_ROWS (16 * R4_MB)
-#define R4Q_HOLD 4  // 16-byte vectors per thread kept from the amax pass for the conversion
+#define R4Q_HOLD 8  // 16-byte vectors per thread kept from the amax pass for the conversion
 __device__ inline int r4q_stride(int kbs) {
   return 64 * kbs + ((kbs & 1) ? 0 : 64);
 }
