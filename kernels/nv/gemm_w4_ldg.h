@@ -567,7 +567,13 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   // for the previous kernel (it may still be writing the activations), then its activations.
   const int kb_last = kb_end - 1;
   R4LBatch b0, b1;
-  r4l_load_weights<false>(b0, wp, sp, kb_begin, kb_last, G, g);
+#ifndef R4Q_LATE_W
+#define R4Q_LATE_W 0  // EXPERIMENT: 1 loads the first batch's weights after the fused quantiser
+#endif
+#ifndef R4Q_LESION
+#define R4Q_LESION 0  // EXPERIMENT: 1 leaves the fused quantiser out (wrong results: its cost)
+#endif
+  if (!(R4L_FUSEQ && R4Q_LATE_W)) r4l_load_weights<false>(b0, wp, sp, kb_begin, kb_last, G, g);
 #if R4L_L2PF > 0
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p) {
@@ -583,8 +589,10 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 #if R4L_FUSEQ
   __syncthreads();  // q_amax zeroed
-  r4q_quantise(static_cast<const u16*>(act), M, K, m_base, kb_begin, kb_end, q_stride, q_tile,
-               q_amax, q_inv, q_sa, r4_splitk_cluster());
+  if (!R4Q_LESION)
+    r4q_quantise(static_cast<const u16*>(act), M, K, m_base, kb_begin, kb_end, q_stride, q_tile,
+                 q_amax, q_inv, q_sa, r4_splitk_cluster());
+  if (R4Q_LATE_W) r4l_load_weights<false>(b0, wp, sp, kb_begin, kb_last, G, g);
 #endif
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
