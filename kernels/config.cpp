@@ -37,7 +37,6 @@ std::vector<Config> config_space(KernelId id, const gpu::Arch& a) {
   add_valid(out, id, a, {kGenMmaSync, {1, 2, 4, 8}, {1, 2, 4, 8, 16}, {1, 2, 4}, {1, 2, 4}, {0}});
   add_valid(out, id, a, {kGenSm90a, {4, 8}, {1, 2, 4, 8, 16}, {1, 2, 3, 4}, {1, 2}, {4, 6, 8}});
   add_valid(out, id, a, {kGenLdg, {2, 4, 8}, {1, 2, 4, 8, 16}, {1, 2}, {1, 2, 4}, {2, 4, 8}});
-  add_valid(out, id, a, {kGenLdgq, {2, 4}, {1, 2, 4, 8, 16}, {1}, {1, 2}, {2, 4}});
   return out;
 }
 
@@ -49,17 +48,14 @@ std::vector<Config> config_space(KernelId id, const gpu::Arch& a, const Shape& s
 }
 
 std::string to_string(const Config& c) {
-  if (c.gen == kGenSm90a || c.gen == kGenLdg || c.gen == kGenLdgq)
+  if (c.gen == kGenSm90a || c.gen == kGenLdg)
     return fmt::format("{}({}, {}, {}, {}, {}, {})", gen_name(c.gen), c.wv, c.sk, c.mb, c.npw, c.nt,
                        c.st);
   return fmt::format("({}, {}, {}, {}, {})", c.wv, c.sk, c.mb, c.npw, c.nt);
 }
 
 std::string_view gen_name(int gen) {
-  return gen == kGenSm90a  ? "sm90a"
-         : gen == kGenLdg  ? "ldg"
-         : gen == kGenLdgq ? "ldgq"
-                           : "mma_sync";
+  return gen == kGenSm90a ? "sm90a" : gen == kGenLdg ? "ldg" : "mma_sync";
 }
 
 }  // namespace r4::kernels

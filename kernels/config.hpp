@@ -82,8 +82,7 @@ struct Config {
   int mb = 1;
   int npw = 1;
   int nt = 0;
-  int gen = 0;  // 0: the mma.sync generation; 1: the sm90a generation; 2: the ldg generation;
-                // 3: ldgq, the ldg generation of gemm_w4a8_nt with quant_act fused in
+  int gen = 0;  // 0: the mma.sync generation; 1: the sm90a generation; 2: the ldg generation
   int st = 0;   // sm90a ring stages / ldg 64-K blocks per register batch (0 in gen 0)
   friend constexpr bool operator==(const Config&, const Config&) = default;
 };
@@ -91,12 +90,6 @@ struct Config {
 inline constexpr int kGenMmaSync = 0;
 inline constexpr int kGenSm90a = 1;
 inline constexpr int kGenLdg = 2;
-inline constexpr int kGenLdgq = 3;
-// Generations that read the bf16 activations where their kernel's others read quant_act's output:
-// ldgq quantises in its own prologue, so the w4a8 call is that one launch (no quant_act).
-[[nodiscard]] constexpr bool fuses_quant(const Config& c) {
-  return c.gen == kGenLdgq;
-}
 
 struct Shape {
   std::int64_t n = 0;
@@ -211,32 +204,6 @@ inline constexpr int kLdgRegisterBudget = 208;
   return 2 * batch_regs + c.npw * c.mb * 16 <= kLdgRegisterBudget;
 }
 
-// The ldgq generation (kernels/nv/gemm_w4_ldg.h R4L_FUSEQ): gemm_w4a8_nt's ldg body with
-// quant_act fused into the prologue, on NVIDIA sm_90+ (the row amax meets across the split-K
-// cluster; its tile needs the opt-in shared memory). The ldg ranges and register budget, narrowed
-// to what won the M <= 32 bands of w4a8 ldg in the H200 sweeps (sessions 16-18: MB 1, ST 2 or 4,
-// WV 2 or 4, NPW 1 or 2) so that the sweep compiles 80 more configs, not 300.
-[[nodiscard]] constexpr bool is_valid_ldgq(KernelId id, const Config& c, const gpu::Arch& a) {
-  if (id != KernelId::gemm_w4a8_nt || a.vendor != gpu::Vendor::nvidia || a.major < 9) return false;
-  if (!detail::one_of(c.wv, {2, 4}) || c.mb != 1 || !detail::one_of(c.npw, {1, 2}) ||
-      !detail::one_of(c.st, {2, 4}))
-    return false;
-  Config ldg = c;
-  ldg.gen = kGenLdg;
-  return is_valid_ldg(id, ldg, a);
-}
-// Mirrors kernels/nv/gemm_w4_ldg.h r4q_stride and the tile's rows: min(16 MB, M) rows of the
-// longest split's ceil(K/64 / SK) 64-K blocks of int8, each row padded to 64 bytes mod 128.
-[[nodiscard]] constexpr std::int64_t ldgq_tile_bytes(const Config& c, std::int64_t m,
-                                                     std::int64_t k) {
-  const std::int64_t kbs = (k / 64 + c.sk - 1) / c.sk;
-  const std::int64_t rows = m < 16 * c.mb ? m : 16 * c.mb;
-  return rows * (64 * kbs + ((kbs & 1) ? 0 : 64));
-}
-// The M bands ldgq is raced in: its prologue reads and converts the block's rows of A, a cost
-// that grows with M while quant_act's does not (kernels/nv/gemm_w4_ldg.h).
-inline constexpr std::int64_t kLdgqMaxM = 32;
-
 // Arch-only part: the ranges and the register budget (what CI compiles).
 // The fp8-activation GEMMs: gemm_w4a8fp8_nt in the ldg and sm90a generations (wgmma .e4m3 with
 // the int8 path's shapes: same bytes per stage, f32 partials in place of int32 ones);
@@ -247,7 +214,6 @@ inline constexpr std::int64_t kLdgqMaxM = 32;
 // (kernels/amd/config_amd.hpp has_fp8_wmma_path says why), nor has gemm_mxfp4a8fp8_nt.
 [[nodiscard]] constexpr bool is_valid(KernelId id, const Config& c, const gpu::Arch& a) {
   if (c.gen == kGenLdg) return is_valid_ldg(id, c, a);
-  if (c.gen == kGenLdgq) return is_valid_ldgq(id, c, a);
   if (id == KernelId::gemm_mxfp4a8fp8_nt) return false;
   if (c.gen == kGenSm90a) return is_valid_sm90a(id, c, a);
   if (is_fp8_act(id) && !amd::has_fp8_wmma_path(a)) return false;
@@ -279,7 +245,7 @@ inline constexpr std::int64_t kLdgqMaxM = 32;
 // not diagnosed, so the fp8 kinds keep the workspace path (and their code, which has no cluster
 // path: kernels/nv/gemm_w4_ldg.h).
 [[nodiscard]] constexpr bool splitk_cluster(KernelId id, const Config& c, const gpu::Arch& a) {
-  return !is_quant(id) && !is_fp8_act(id) && (c.gen == kGenLdg || c.gen == kGenLdgq) && c.sk > 1 &&
+  return !is_quant(id) && !is_fp8_act(id) && c.gen == kGenLdg && c.sk > 1 &&
          a.vendor == gpu::Vendor::nvidia && a.major >= 9;
 }
 // The cluster path's f32 tile per block: 16 * MB rows by WV * NPW 16-row tiles, each row padded
@@ -302,11 +268,6 @@ inline constexpr std::int64_t kLdgqMaxM = 32;
     return false;  // every split needs a 64-K block (gen 0) or a 128-K group (gen 1)
   const std::int64_t xblocks = (s.n / 16 + c.wv * c.npw - 1) / (c.wv * c.npw);
   if (c.sk > 1 && xblocks * ((mtiles + c.mb - 1) / c.mb) > kSplitKCounters) return false;
-  if (c.gen == kGenLdgq) {  // its bands, and its tiles within the opt-in shared memory
-    if (s.m > kLdgqMaxM) return false;
-    const std::int64_t cluster = c.sk > 1 ? splitk_cluster_tile_bytes(c) : 0;
-    if (ldgq_tile_bytes(c, s.m, s.k) + cluster > kSm90aSharedLimit) return false;
-  }
   return true;
 }
 
@@ -315,9 +276,8 @@ inline constexpr std::int64_t kLdgqMaxM = 32;
 // The subset also valid for the shape.
 [[nodiscard]] std::vector<Config> config_space(KernelId id, const gpu::Arch& a, const Shape& s);
 
-// "(WV, SK, MB, NPW, NT)" for gen 0; "sm90a(WV, SK, MB, NPW, NT, ST)" for gen 1, "ldg(...)" and
-// "ldgq(...)" the same.
+// "(WV, SK, MB, NPW, NT)" for gen 0; "sm90a(WV, SK, MB, NPW, NT, ST)" for gen 1.
 [[nodiscard]] std::string to_string(const Config& c);
-[[nodiscard]] std::string_view gen_name(int gen);  // "mma_sync", "sm90a", "ldg", "ldgq"
+[[nodiscard]] std::string_view gen_name(int gen);  // "mma_sync", "sm90a"
 
 }  // namespace r4::kernels

@@ -79,7 +79,7 @@ gpu::CompileRequest compile_request(KernelId id, const Config& c, const gpu::Arc
   auto req = base_request(fmt::format("kernels/{}.cu", name(id)),
                           c.gen == kGenSm90a ? gpu::Arch::from("sm_90a") : arch);
   if (!is_quant(id)) {
-    if (c.gen == kGenSm90a || c.gen == kGenLdg || c.gen == kGenLdgq) {
+    if (c.gen == kGenSm90a || c.gen == kGenLdg) {
       req.defines.push_back(fmt::format("R4_GEN={}", c.gen));
       req.defines.push_back(fmt::format("R4_ST={}", c.st));
     }
@@ -113,16 +113,15 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
     return d;
   }
   d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
-  if (c.gen != kGenLdg && c.gen != kGenLdgq) {
+  if (c.gen != kGenLdg) {
     d.shared_bytes = staged_shared_bytes(id, c, s);
     return d;
   }
-  // ldg: registers only, but for the cluster split-K tile; ldgq: its int8 tile first
+  // ldg: registers only, but for the cluster split-K tile
   if (splitk_cluster(id, c, arch)) {
     d.cluster = {1, static_cast<unsigned>(c.sk), 1};
     d.shared_bytes = d.cluster_shared = static_cast<unsigned>(splitk_cluster_tile_bytes(c));
   }
-  if (c.gen == kGenLdgq) d.shared_bytes += static_cast<unsigned>(ldgq_tile_bytes(c, s.m, s.k));
   return d;
 }
 

@@ -11,7 +11,7 @@
 //
 // Test-only define: R4_BROKEN_SCALE=1 reads the scale of the next group (wrapping).
 // R4_GEN: 0 the mma.sync generation below, 1 the sm90a generation (kernels/nv/gemm_w4_sm90a.h),
-// 2 the ldg generation (kernels/nv/gemm_w4_ldg.h), 3 the ldgq one (ldg, quantiser fused).
+// 2 the ldg generation (kernels/nv/gemm_w4_ldg.h).
 #ifndef R4_GEN
 #define R4_GEN 0
 #endif
@@ -27,13 +27,8 @@ R4_EXTERN void __launch_bounds__(R4G_THREADS, 1)
   r4g_gemm(Aq, sa, wq, wsz, C, ws, M, N, K);
 }
 
-#elif R4_GEN == 2 || R4_GEN == 3
-// 3: the ldgq generation, the ldg one with quant_act fused into its prologue: Aq is then the bf16
-// activations A [M, K] and sa is not read (kernels/nv/gemm_w4_ldg.h R4L_FUSEQ).
+#elif R4_GEN == 2
 #define R4_ACT_KIND 2
-#if R4_GEN == 3
-#define R4L_FUSEQ 1
-#endif
 #include "kernels/nv/gemm_w4_ldg.h"
 
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
@@ -59,12 +54,12 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
 #if defined(R4_NV)
 
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
-    gemm_w4a8_nt(const i8* __restrict__ Aq,     // [M, K] int8
-                 const float* __restrict__ sa,  // [M] f32 activation scales
-                 const u32x4* __restrict__ wq,  // sm80 layout
-                 const u32* __restrict__ wsz,   // scale dwords
-                 u16* __restrict__ C,           // [M, N] bf16 bits
-                 void* __restrict__ ws,         // split-K workspace (SK > 1)
+    gemm_w4a8_nt(const i8* __restrict__ Aq,       // [M, K] int8
+                 const float* __restrict__ sa,    // [M] f32 activation scales
+                 const u32x4* __restrict__ wq,    // sm80 layout
+                 const u32* __restrict__ wsz,     // scale dwords
+                 u16* __restrict__ C,             // [M, N] bf16 bits
+                 void* __restrict__ ws,           // split-K workspace (SK > 1)
                  int M, int N, int K) {
   R4_TEST_FAULT_HOOK(C)
   if (R4_PDL_TRIGGER == 1) r4_pdl_launch_dependents();  // the next kernel may start (prelude.h)
@@ -110,7 +105,8 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
   const char* a_src = reinterpret_cast<const char*>(Aq + (i64)m_base * K);
   const i64 a_stride = (i64)K;
 
-  r4_pipeline_prologue(wring, wp, sp, kb_begin, kb_end, G, lane, abuf, a_src, a_stride, rows_live);
+  r4_pipeline_prologue(wring, wp, sp, kb_begin, kb_end, G, lane, abuf, a_src, a_stride,
+                       rows_live);
 
   int chunk = 0;
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_STAGES, ++chunk) {
@@ -177,8 +173,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
   r4_cp_async_wait<0>();
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 
-  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M,
-                N};
+  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
 #pragma unroll
   for (int j = 0; j < R4_MSUB; ++j) {
     const int m = m_base + 8 * j + 2 * t;

@@ -25,10 +25,25 @@
 #define R4_QA_LEGACY 0
 #endif
 
+// 8 bf16 -> 8 int8, rint(a * inv) clamped to +-127 (round half to even under the default mode).
+struct R4QuantS8 {
+  __device__ void operator()(const u32x4& v, float inv, u32 (&out)[2]) const {
+    const u32 w[4] = {v.x, v.y, v.z, v.w};
+    out[0] = out[1] = 0u;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      const u32 bits = (e & 1) ? (w[e >> 1] >> 16) : (w[e >> 1] & 0xFFFFu);
+      float qf = rintf(r4_bf16_to_f32(bits) * inv);
+      qf = fminf(fmaxf(qf, -127.0f), 127.0f);
+      out[e >> 2] |= ((u32)(i32)qf & 0xFFu) << (8 * (e & 3));
+    }
+  }
+};
+
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
-    quant_act(const u16* __restrict__ A,  // [M, K] bf16 bits
-              i8* __restrict__ Aq,        // [M, K] int8
-              float* __restrict__ sa,     // [M] f32
+    quant_act(const u16* __restrict__ A,   // [M, K] bf16 bits
+              i8* __restrict__ Aq,         // [M, K] int8
+              float* __restrict__ sa,      // [M] f32
               int M, int K,
               int order) {  // 0 natural, 1 the sm90a GEMMs' order (kernels/quant_row.h)
   // Under programmatic dependent launch (kernels/prelude.h): A is the previous kernel's output, so
@@ -40,6 +55,5 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
   if (row >= M) return;
   u32* dst = reinterpret_cast<u32*>(Aq + (i64)row * K);
   constexpr int kVec = R4_QA_LEGACY ? 0 : R4_QA_VEC;
-  r4_quant_row_fit<R4_QA_THREADS, kVec>(A + (i64)row * K, K, 127.0f, dst, sa + row, R4QuantS8{},
-                                        order);
+  r4_quant_row_fit<R4_QA_THREADS, kVec>(A + (i64)row * K, K, 127.0f, dst, sa + row, R4QuantS8{}, order);
 }

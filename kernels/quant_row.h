@@ -45,22 +45,6 @@ __device__ inline float r4_block_max(float x) {
   return x;
 }
 
-// 8 bf16 -> 8 int8, rint(a * inv) clamped to +-127 (round half to even under the default mode):
-// quant_act's conversion, and the ldgq generation's in-kernel one (kernels/nv/gemm_w4_ldg.h).
-struct R4QuantS8 {
-  __device__ void operator()(const u32x4& v, float inv, u32 (&out)[2]) const {
-    const u32 w[4] = {v.x, v.y, v.z, v.w};
-    out[0] = out[1] = 0u;
-#pragma unroll
-    for (int e = 0; e < 8; ++e) {
-      const u32 bits = (e & 1) ? (w[e >> 1] >> 16) : (w[e >> 1] & 0xFFFFu);
-      float qf = rintf(r4_bf16_to_f32(bits) * inv);
-      qf = fminf(fmaxf(qf, -127.0f), 127.0f);
-      out[e >> 2] |= ((u32)(i32)qf & 0xFFu) << (8 * (e & 3));
-    }
-  }
-};
-
 // Where output dword d of a row goes: order 0 natural, 1 the sm90a generation's order for 8-bit
 // activations (a 4 x 4 dword transpose within each 64-byte block; K a multiple of 64).
 __device__ inline int r4_act_dword(int d, int order) {

@@ -47,9 +47,6 @@
 #endif
 #include "kernels/splitk.h"
 #include "quant/layout/sm80.h"
-#if R4L_FUSEQ
-#include "kernels/quant_row.h"
-#endif
 #if R4_ACT_KIND >= 3
 #include "kernels/nv/mma_sm89.h"
 #endif
@@ -104,21 +101,6 @@
 #ifndef R4L_L2PF
 #define R4L_L2PF 0
 #endif
-#ifndef R4L_FUSEQ
-// 1: the ldgq generation (gemm_w4a8_nt at R4_GEN 3): quant_act fused into the GEMM's prologue.
-// The first argument is then the bf16 activations A [M, K] (sa is not read): after its PDL wait
-// each block reads its rows' K slice of A, takes each row's amax over the whole row (its
-// cluster's SK slices through distributed shared memory, or the whole row from L2 where the
-// launch is not a cluster), and converts its slice with quant_act's arithmetic (R4QuantS8: the
-// same int8 and the same row scale, bit for bit) into a shared-memory tile that the main loop
-// reads in place of Aq. Why: the quantiser's launch and its grid's completion are 1.4-2.4 us of
-// every w4a8 pair under PDL (docs/PERF.md, sessions 16-17: gate_up M = 1, GEMM alone 16.23 us,
-// pair 18.10), and are what keeps w4a8 above 1.3x the read floor at M <= 16 there.
-#define R4L_FUSEQ 0
-#endif
-#if R4L_FUSEQ && R4_ACT_KIND != 2
-#error "R4L_FUSEQ (the ldgq generation) is gemm_w4a8_nt's alone"
-#endif
 #define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
 #define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
 #define R4L_AV (R4L_A8 ? 1 : 2)      // 16-byte activation vectors per lane per block
@@ -131,20 +113,6 @@
 typedef i32 r4l_part_t;
 #else
 typedef float r4l_part_t;
-#endif
-
-// Where a lane's activation fragments come from: global memory (Aq, through L1), or with
-// R4L_FUSEQ the block's int8 tile in shared memory (a 32-bit shared address).
-#if R4L_FUSEQ
-typedef r4_saddr r4l_arow_t;
-__device__ inline u32x4 r4l_ld_act(r4l_arow_t row, i64 off) {
-  return r4_lds16(row + (u32)off);
-}
-#else
-typedef const char* r4l_arow_t;
-__device__ inline u32x4 r4l_ld_act(r4l_arow_t row, i64 off) {
-  return r4_ld_act16(row + off);
-}
 #endif
 
 // The lane's activation bytes of one 64-K block for the MXFP4 layout: k 8t..8t+7 (.x, .y: step
@@ -193,7 +161,7 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
 // a row past M only feeds output columns that are never stored), already offset by its 16 * t
 // (int8) or 32 * t (16-bit) bytes. Sub-tiles with no live row are not loaded (`live`).
 template <bool kFull>
-__device__ inline void r4l_load_acts(R4LBatch& b, const r4l_arow_t (&arow)[R4L_MSUB], int live,
+__device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_MSUB], int live,
                                      int kb0, int kb_last) {
 #pragma unroll
   for (int u = 0; u < R4_ST; ++u) {
@@ -206,7 +174,7 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const r4l_arow_t (&arow)[R4L_M
 #else
 #pragma unroll
         for (int v = 0; v < R4L_AV; ++v)
-          b.a[u][j][v] = r4l_ld_act(arow[j], (i64)kb * R4L_BPB + 16 * v);
+          b.a[u][j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
 #endif
       }
   }
@@ -216,7 +184,7 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const r4l_arow_t (&arow)[R4L_M
 template <bool kFull>
 __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_NPW],
                                       const u32* const (&sp)[R4_NPW],
-                                      const r4l_arow_t (&arow)[R4L_MSUB], int live, int kb0,
+                                      const char* const (&arow)[R4L_MSUB], int live, int kb0,
                                       int kb_last, int G, int g) {
   r4l_load_weights<kFull>(b, wp, sp, kb0, kb_last, G, g);
   r4l_load_acts<kFull>(b, arow, live, kb0, kb_last);
@@ -366,7 +334,7 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
 template <int kLive>
 __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* const (&wp)[R4_NPW],
                                     const u32* const (&sp)[R4_NPW],
-                                    const r4l_arow_t (&arow)[R4L_MSUB], int live_rt, int kb_begin,
+                                    const char* const (&arow)[R4L_MSUB], int live_rt, int kb_begin,
                                     int kb_end, int G, int g,
                                     r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
                                     float (&acc)[R4_NPW][R4L_MSUB][4]) {
@@ -397,107 +365,8 @@ __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* con
   }
 }
 
-#if R4L_FUSEQ
-// The fused quantiser (R4L_FUSEQ above). Mirrored by kernels/config.hpp ldgq_tile_bytes: the
-// block's tile holds min(16 MB, M) rows of its split's int8 activations, each row padded to 64
-// bytes mod 128 so that r4l_load_acts' lanes (rows g, 16 bytes at 16 t) hit distinct banks; every
-// block lays it out for the longest split (ceil(KB / SK) 64-K blocks), and the cluster split-K
-// tile follows it.
-#define R4Q_ROWS (16 * R4_MB)
-#define R4Q_HOLD 8  // 16-byte vectors per thread kept from the amax pass for the conversion
-__device__ inline int r4q_stride(int kbs) {
-  return 64 * kbs + ((kbs & 1) ? 0 : 64);
-}
-
-// After the PDL wait; `amax` (zeroed, then a __syncthreads, before the call) gets each live row's
-// amax as f32 bits, `inv` and `sa_s` the row's 127 / amax and amax / 127 (quant_act's), `tile`
-// the int8 rows. Returns after a __syncthreads: the tile is complete.
-__device__ inline void r4q_quantise(const u16* __restrict__ A, int M, int K, int m_base,
-                                    int kb_begin, int kb_end, int stride, r4_saddr tile, u32* amax,
-                                    float* inv, float* sa_s, bool cluster) {
-  constexpr int T = R4_WV * 32;
-  const int tid = (int)threadIdx.x;
-  const int rows = min(R4Q_ROWS, M - m_base);
-  const u16* a0 = A + (i64)m_base * K;
-  // The amax pass reads the split's slice where the cluster's SK blocks together cover the row,
-  // else the whole row (the launcher dropped the cluster: kernels/family.hpp cluster_launch).
-  const bool whole = R4_SK > 1 && !cluster;
-  const int ka = whole ? 0 : kb_begin, kz = whole ? (K >> 6) : kb_end;
-  const int nva = (kz - ka) * 8;  // 16-byte vectors (8 bf16) per row
-  const int tota = rows * nva;
-  const int nvs = (kb_end - kb_begin) * 8;
-  const int tots = rows * nvs;
-  const bool held = !whole && tots <= R4Q_HOLD * T;  // the conversion reuses the amax pass' loads
-  u32x4 v[R4Q_HOLD];
-  // Lanes 8q .. 8q + 7 hold 8 consecutive vectors of one row (nva is a multiple of 8, T of 32):
-  // their amax meets in three shuffles and one shared atomic max (f32 bits of a non-negative
-  // value order as integers; fmaxf drops NaN as quant_act's r4_amax8_bf16 does).
-  for (int base = 0; base < tota; base += R4Q_HOLD * T) {
-#pragma unroll
-    for (int i = 0; i < R4Q_HOLD; ++i) {
-      const int idx = base + tid + i * T;
-      const int r = idx / nva, c = idx - r * nva;
-      v[i] = idx < tota ? r4_ld_cg16(a0 + (i64)r * K + ka * 64 + 8 * c) : u32x4{0u, 0u, 0u, 0u};
-    }
-#pragma unroll
-    for (int i = 0; i < R4Q_HOLD; ++i) {
-      const int idx = base + tid + i * T;
-      float x = r4_amax8_bf16(v[i], 0.0f);
-      x = fmaxf(x, __shfl_xor_sync(0xFFFFFFFFu, x, 1));
-      x = fmaxf(x, __shfl_xor_sync(0xFFFFFFFFu, x, 2));
-      x = fmaxf(x, __shfl_xor_sync(0xFFFFFFFFu, x, 4));
-      if ((tid & 7) == 0 && idx < tota) atomicMax(amax + idx / nva, __float_as_uint(x));
-    }
-  }
-  __syncthreads();
-#if R4_SKC_CODE
-  if (cluster) r4_cluster_sync();  // every split's partial amax is in its shared memory
-#endif
-  if (tid < rows) {
-    u32 m = amax[tid];
-#if R4_SKC_CODE
-    if (cluster) {
-      const u32 local = r4_saddr_of(amax + tid);
-#pragma unroll
-      for (int k = 0; k < R4_SK; ++k) {
-        u32 remote, x;
-        asm("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(k));
-        asm volatile("ld.shared::cluster.u32 %0, [%1];\n" : "=r"(x) : "r"(remote) : "memory");
-        m = max(m, x);
-      }
-    }
-#endif
-    const float am = __uint_as_float(m);
-    inv[tid] = am > 0.0f ? 127.0f / am : 0.0f;
-    sa_s[tid] = am / 127.0f;
-  }
-  __syncthreads();
-  for (int base = 0; base < tots; base += R4Q_HOLD * T) {
-#pragma unroll
-    for (int i = 0; i < R4Q_HOLD; ++i) {
-      const int idx = base + tid + i * T;
-      const int r = idx / nvs, c = idx - r * nvs;
-      if (!held && idx < tots) v[i] = r4_ld_cg16(a0 + (i64)r * K + kb_begin * 64 + 8 * c);
-    }
-#pragma unroll
-    for (int i = 0; i < R4Q_HOLD; ++i) {
-      const int idx = base + tid + i * T;
-      if (idx < tots) {
-        const int r = idx / nvs, c = idx - r * nvs;
-        u32 out[2];
-        R4QuantS8{}(v[i], inv[r], out);
-        asm volatile("st.shared.v2.u32 [%0], {%1,%2};\n" ::"r"(tile + (u32)(r * stride + 8 * c)),
-                     "r"(out[0]), "r"(out[1])
-                     : "memory");
-      }
-    }
-  }
-  __syncthreads();
-}
-#endif
-
-// act: [M, K] f16/bf16 bits (R4_ACT_KIND 0/1), int8 (2; with R4L_FUSEQ the bf16 A) or e4m3 (3,
-// 4); sa: [M] f32 row scales (one-byte kinds only; not read with R4L_FUSEQ).
+// act: [M, K] f16/bf16 bits (R4_ACT_KIND 0/1), int8 (2) or e4m3 (3, 4); sa: [M] f32 row scales
+// (one-byte kinds only).
 __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __restrict__ sa,
                                 const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                                 u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
@@ -523,23 +392,7 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
     wp[p] = wq + (i64)tile * KB * 32 + lane;
     sp[p] = wsz + (i64)tile * G * 16;  // mx_sm89: KB blocks x 8 dwords = the same G * 16
   }
-  extern __shared__ __align__(16) char r4l_smem[];
-#if R4L_FUSEQ
-  __shared__ u32 q_amax[R4Q_ROWS];
-  __shared__ float q_inv[R4Q_ROWS], q_sa[R4Q_ROWS];
-  if ((int)threadIdx.x < R4Q_ROWS) q_amax[threadIdx.x] = 0u;
-  const int q_stride = r4q_stride((KB + R4_SK - 1) / R4_SK);
-  const r4_saddr q_tile = r4_saddr_of(r4l_smem);
-  // Row j's tile address less kb_begin's 64 bytes: r4l_ld_act adds kb * 64 (u32 arithmetic wraps
-  // back into the tile).
-  r4l_arow_t arow[R4L_MSUB];
-#pragma unroll
-  for (int j = 0; j < R4L_MSUB; ++j) {
-    const int row = min(8 * j + g, M - m_base - 1);
-    arow[j] = q_tile + (u32)(row * q_stride + 16 * t) - (u32)(kb_begin * 64);
-  }
-#else
-  r4l_arow_t arow[R4L_MSUB];
+  const char* arow[R4L_MSUB];
 #pragma unroll
   for (int j = 0; j < R4L_MSUB; ++j) {
     const int row = min(m_base + 8 * j + g, M - 1);
@@ -549,7 +402,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
                                 : 32) *
                   t;
   }
-#endif
 
   float acc[R4_NPW][R4L_MSUB][4];
   r4l_part_t part[R4_NPW][R4L_MSUB][4];
@@ -567,13 +419,7 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   // for the previous kernel (it may still be writing the activations), then its activations.
   const int kb_last = kb_end - 1;
   R4LBatch b0, b1;
-#ifndef R4Q_LATE_W
-#define R4Q_LATE_W 0  // EXPERIMENT: 1 loads the first batch's weights after the fused quantiser
-#endif
-#ifndef R4Q_LESION
-#define R4Q_LESION 0  // EXPERIMENT: 1 leaves the fused quantiser out (wrong results: its cost)
-#endif
-  if (!(R4L_FUSEQ && R4Q_LATE_W)) r4l_load_weights<false>(b0, wp, sp, kb_begin, kb_last, G, g);
+  r4l_load_weights<false>(b0, wp, sp, kb_begin, kb_last, G, g);
 #if R4L_L2PF > 0
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p) {
@@ -587,13 +433,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   }
 #endif
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
-#if R4L_FUSEQ
-  __syncthreads();  // q_amax zeroed
-  if (!R4Q_LESION)
-    r4q_quantise(static_cast<const u16*>(act), M, K, m_base, kb_begin, kb_end, q_stride, q_tile,
-                 q_amax, q_inv, q_sa, r4_splitk_cluster());
-  if (R4Q_LATE_W) r4l_load_weights<false>(b0, wp, sp, kb_begin, kb_last, G, g);
-#endif
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 
@@ -613,21 +452,14 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M,
                 N};
   // The cluster split-K tile (kernels/splitk.h): the launch's dynamic shared memory, given only
-  // to cluster launches (kernels/config.hpp splitk_cluster_tile_bytes), after the fused
-  // quantiser's tile.
-#if R4L_FUSEQ
-  const r4_saddr tile = q_tile + (u32)(min(R4Q_ROWS, M) * q_stride);
-#else
+  // to cluster launches (kernels/config.hpp splitk_cluster_tile_bytes).
+  extern __shared__ __align__(16) char r4l_smem[];
   const r4_saddr tile = r4_saddr_of(r4l_smem);
-#endif
   const bool cluster = r4_splitk_cluster();
 #pragma unroll
   for (int j = 0; j < R4L_MSUB; ++j) {
     const int m = m_base + 8 * j + 2 * t;
-#if R4L_FUSEQ
-    const float sa0 = m < M ? q_sa[m - m_base] : 0.0f;
-    const float sa1 = m + 1 < M ? q_sa[m + 1 - m_base] : 0.0f;
-#elif R4L_A8
+#if R4L_A8
     const float sa0 = m < M ? sa[m] : 0.0f;
     const float sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
 #else

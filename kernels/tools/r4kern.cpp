@@ -344,7 +344,7 @@ class Driver {
                    ? res.resources.at(std::string(name(v->id))).registers
                    : -1,
                cluster_note(k, v->id, c, arch_, s));
-    if (v->id == KernelId::gemm_w4a8_nt && !fuses_quant(c)) {
+    if (v->id == KernelId::gemm_w4a8_nt) {
       // The activation quantiser the sweep times with every w4a8 launch: alone, and quant_act +
       // GEMM as a race samples them (one graph node each).
       auto& qk = kernel("quant_act");
@@ -522,10 +522,7 @@ class Driver {
     gpu::DeviceBuffer d_f16, d_bf16, d_aq, d_sa;
     gpu::DeviceBuffer d_aq_sm90a;  // d_aq in the sm90a order (arches with that generation)
     // The int8 activations the GEMM config reads (kernels::act_order).
-    // What the w4a8 GEMM of config c reads: quant_act's output in c's order, or the bf16
-    // activations themselves where c quantises them in its prologue (kernels::fuses_quant).
     [[nodiscard]] gpu::DevicePtr aq_for(KernelId id, const Config& c) const {
-      if (fuses_quant(c)) return d_bf16.get();
       return act_order(id, c) == ActOrder::sm90a ? d_aq_sm90a.get() : d_aq.get();
     }
   };
