@@ -107,7 +107,9 @@
 // wait (16-byte cp.async, rows padded to 64 mod 128 bytes), and the main loop reads them there in
 // place of global memory. The fused quantiser's lesion (docs/PERF.md session 19) ran the main loop
 // 0.1-0.9 us faster with the activations in shared memory; this prices the one concentrated read
-// that puts them there. int8 kinds; configs whose tile exceeds R4L_ASMEM trap.
+// that puts them there. int8 kinds; configs whose tile exceeds R4L_ASMEM trap. Measured slower
+// on all 9 configs tried (H200, session 19: gate_up M = 1 16.27 -> 16.74 us, qkv M = 16 6.44 ->
+// 8.96): every block reads the same lines in one burst. Kept at 0 for the next A/B.
 #define R4L_ASMEM 0
 #endif
 #if R4L_ASMEM && R4_ACT_KIND != 2
