@@ -101,20 +101,6 @@
 #ifndef R4L_L2PF
 #define R4L_L2PF 0
 #endif
-#ifndef R4L_ASMEM
-// EXPERIMENT (session 19; 0, the default, compiles to nothing): R4L_ASMEM bytes of static shared
-// memory hold the block's rows of its split's int8 activations, copied there once after the PDL
-// wait (16-byte cp.async, rows padded to 64 mod 128 bytes), and the main loop reads them there in
-// place of global memory. The fused quantiser's lesion (docs/PERF.md session 19) ran the main loop
-// 0.1-0.9 us faster with the activations in shared memory; this prices the one concentrated read
-// that puts them there. int8 kinds; configs whose tile exceeds R4L_ASMEM trap. Measured slower
-// on all 9 configs tried (H200, session 19: gate_up M = 1 16.27 -> 16.74 us, qkv M = 16 6.44 ->
-// 8.96): every block reads the same lines in one burst. Kept at 0 for the next A/B.
-#define R4L_ASMEM 0
-#endif
-#if R4L_ASMEM && R4_ACT_KIND != 2
-#error "R4L_ASMEM: gemm_w4a8_nt only"
-#endif
 #define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
 #define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
 #define R4L_AV (R4L_A8 ? 1 : 2)      // 16-byte activation vectors per lane per block
@@ -127,20 +113,6 @@
 typedef i32 r4l_part_t;
 #else
 typedef float r4l_part_t;
-#endif
-
-// Where a lane's activation fragments come from: global memory (through L1), or with R4L_ASMEM
-// the block's tile in shared memory (a 32-bit shared address).
-#if R4L_ASMEM
-typedef r4_saddr r4l_arow_t;
-__device__ inline u32x4 r4l_ld_act(r4l_arow_t row, i64 off) {
-  return r4_lds16(row + (u32)off);
-}
-#else
-typedef const char* r4l_arow_t;
-__device__ inline u32x4 r4l_ld_act(r4l_arow_t row, i64 off) {
-  return r4_ld_act16(row + off);
-}
 #endif
 
 // The lane's activation bytes of one 64-K block for the MXFP4 layout: k 8t..8t+7 (.x, .y: step
@@ -189,7 +161,7 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
 // a row past M only feeds output columns that are never stored), already offset by its 16 * t
 // (int8) or 32 * t (16-bit) bytes. Sub-tiles with no live row are not loaded (`live`).
 template <bool kFull>
-__device__ inline void r4l_load_acts(R4LBatch& b, const r4l_arow_t (&arow)[R4L_MSUB], int live,
+__device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_MSUB], int live,
                                      int kb0, int kb_last) {
 #pragma unroll
   for (int u = 0; u < R4_ST; ++u) {
@@ -202,7 +174,7 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const r4l_arow_t (&arow)[R4L_M
 #else
 #pragma unroll
         for (int v = 0; v < R4L_AV; ++v)
-          b.a[u][j][v] = r4l_ld_act(arow[j], (i64)kb * R4L_BPB + 16 * v);
+          b.a[u][j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
 #endif
       }
   }
@@ -212,7 +184,7 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const r4l_arow_t (&arow)[R4L_M
 template <bool kFull>
 __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_NPW],
                                       const u32* const (&sp)[R4_NPW],
-                                      const r4l_arow_t (&arow)[R4L_MSUB], int live, int kb0,
+                                      const char* const (&arow)[R4L_MSUB], int live, int kb0,
                                       int kb_last, int G, int g) {
   r4l_load_weights<kFull>(b, wp, sp, kb0, kb_last, G, g);
   r4l_load_acts<kFull>(b, arow, live, kb0, kb_last);
@@ -362,7 +334,7 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
 template <int kLive>
 __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* const (&wp)[R4_NPW],
                                     const u32* const (&sp)[R4_NPW],
-                                    const r4l_arow_t (&arow)[R4L_MSUB], int live_rt, int kb_begin,
+                                    const char* const (&arow)[R4L_MSUB], int live_rt, int kb_begin,
                                     int kb_end, int G, int g,
                                     r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
                                     float (&acc)[R4_NPW][R4L_MSUB][4]) {
@@ -420,20 +392,7 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
     wp[p] = wq + (i64)tile * KB * 32 + lane;
     sp[p] = wsz + (i64)tile * G * 16;  // mx_sm89: KB blocks x 8 dwords = the same G * 16
   }
-#if R4L_ASMEM
-  __shared__ __align__(16) char a_tile[R4L_ASMEM];
-  const int a_kbs = kb_end - kb_begin;
-  const int a_stride = 64 * a_kbs + ((a_kbs & 1) ? 0 : 64);
-  const int a_rows = min(16 * R4_MB, M - m_base);
-  if (a_rows * a_stride > R4L_ASMEM) __trap();
-  r4l_arow_t arow[R4L_MSUB];
-#pragma unroll
-  for (int j = 0; j < R4L_MSUB; ++j) {
-    const int row = min(8 * j + g, a_rows - 1);
-    arow[j] = r4_saddr_of(a_tile) + (u32)(row * a_stride + 16 * t) - (u32)(kb_begin * 64);
-  }
-#else
-  r4l_arow_t arow[R4L_MSUB];
+  const char* arow[R4L_MSUB];
 #pragma unroll
   for (int j = 0; j < R4L_MSUB; ++j) {
     const int row = min(m_base + 8 * j + g, M - 1);
@@ -443,7 +402,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
                                 : 32) *
                   t;
   }
-#endif
 
   float acc[R4_NPW][R4L_MSUB][4];
   r4l_part_t part[R4_NPW][R4L_MSUB][4];
@@ -475,19 +433,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   }
 #endif
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
-#if R4L_ASMEM
-  {  // the block's rows of its split: one batch of 16-byte copies, then the tile is complete
-    const int per_row = a_kbs * 4;  // 16-byte chunks per row
-    const char* src = static_cast<const char*>(act) + (i64)m_base * K + (i64)kb_begin * 64;
-    for (int i = (int)threadIdx.x; i < a_rows * per_row; i += R4_WV * 32) {
-      const int r = i / per_row, c = i - r * per_row;
-      r4_cp_async16(r4_saddr_of(a_tile) + (u32)(r * a_stride + 16 * c), src + (i64)r * K + 16 * c);
-    }
-    r4_cp_async_commit();
-    r4_cp_async_wait<0>();
-    __syncthreads();
-  }
-#endif
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 

@@ -4,7 +4,8 @@
 # global memory each batch) and as ldgq with its fused quantiser left out (R4Q_LESION=1: the main
 # loop reads a shared tile of garbage; wrong by design, timed only), both by $B/r4kern_ldgq (the
 # f8cc6ca build, which has ldgq). R4_AL_AB ("WV,SK,MB,NPW,NT,ST@shape@M@BYTES ..."): w4a8 ldg by
-# $B/r4kern without and with --define R4L_ASMEM=BYTES (Aq's slice copied into shared memory once).
+# $B/r4kern without and with --define R4L_ASMEM=BYTES (Aq's slice copied into shared memory once;
+# the define exists only in 41d1c69's kernels/nv/gemm_w4_ldg.h: build $B/r4kern from that commit).
 # Then ncu (scripts/device/stalls.sh, $B/r4kern) on R4_NCU_CONFIGS. Logs in $OUT.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
