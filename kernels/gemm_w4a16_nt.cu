@@ -1,6 +1,7 @@
 // gemm_w4a16_nt: C[M, N] (bf16) = A[M, K] (f16, or bf16 with R4_A_BF16=1) x W[N, K]^T, W int4
-// symmetric with one f16 scale per 128 K, packed in the arch's layout (NVIDIA: quant/layout/sm80.h).
-// M = 1..64, N a multiple of 16, K a multiple of 128. A must be 16-byte aligned (K*2 bytes/row).
+// symmetric with one f16 scale per 128 K, packed in the arch's layout (NVIDIA:
+// quant/layout/sm80.h). M = 1..64, N a multiple of 16, K a multiple of 128. A must be 16-byte
+// aligned (K*2 bytes/row).
 //
 // Per warp: R4_NPW weight tiles of 16 rows x this split's K range, against the block's
 // R4_MB*16 activation rows. Weights are the 16-row A operand of mma.m16n8k16 and activations the
@@ -38,10 +39,10 @@ R4_EXTERN void __launch_bounds__(R4G_THREADS, 1)
 #define R4_ACT_KIND (R4_A_BF16 ? 1 : 0)
 #include "kernels/nv/gemm_w4_ldg.h"
 
-R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
-    gemm_w4a16_nt(const u16* __restrict__ A, const u32x4* __restrict__ wq,
-                  const u32* __restrict__ wsz, u16* __restrict__ C, void* __restrict__ ws, int M,
-                  int N, int K) {
+R4_EXTERN void R4L_LAUNCH_BOUNDS gemm_w4a16_nt(const u16* __restrict__ A,
+                                               const u32x4* __restrict__ wq,
+                                               const u32* __restrict__ wsz, u16* __restrict__ C,
+                                               void* __restrict__ ws, int M, int N, int K) {
   r4l_gemm(A, nullptr, wq, wsz, C, ws, M, N, K);
 }
 
@@ -61,11 +62,11 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
 #if defined(R4_NV)
 
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
-    gemm_w4a16_nt(const u16* __restrict__ A,      // [M, K] f16 or bf16 bits
-                  const u32x4* __restrict__ wq,   // sm80 layout, N*K/8 dwords
-                  const u32* __restrict__ wsz,    // (N/16)*(K/128)*16 scale dwords
-                  u16* __restrict__ C,            // [M, N] bf16 bits
-                  void* __restrict__ ws,          // split-K workspace (SK > 1), else unused
+    gemm_w4a16_nt(const u16* __restrict__ A,     // [M, K] f16 or bf16 bits
+                  const u32x4* __restrict__ wq,  // sm80 layout, N*K/8 dwords
+                  const u32* __restrict__ wsz,   // (N/16)*(K/128)*16 scale dwords
+                  u16* __restrict__ C,           // [M, N] bf16 bits
+                  void* __restrict__ ws,         // split-K workspace (SK > 1), else unused
                   int M, int N, int K) {
   R4_TEST_FAULT_HOOK(C)
   if (R4_PDL_TRIGGER == 1) r4_pdl_launch_dependents();  // the next kernel may start (prelude.h)
@@ -107,15 +108,14 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
   const char* a_src = reinterpret_cast<const char*>(A + (i64)m_base * K);
   const i64 a_stride = (i64)K * 2;
 
-  r4_pipeline_prologue(wring, wp, sp, kb_begin, kb_end, G, lane, abuf, a_src, a_stride,
-                       rows_live);
+  r4_pipeline_prologue(wring, wp, sp, kb_begin, kb_end, G, lane, abuf, a_src, a_stride, rows_live);
 
   int chunk = 0;
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_STAGES, ++chunk) {
 #pragma unroll
     for (int i = 0; i < R4_STAGES; ++i) {
       const int kb = kb0 + i;
-      const bool valid = kb < kb_end;  // steps past the end run on zeroed activations
+      const bool valid = kb < kb_end;     // steps past the end run on zeroed activations
       r4_cp_async_wait<R4_STAGES - 2>();  // block kb (and, at i == 0, this chunk) has landed
       if (i == 0) {
         __syncthreads();  // every thread's chunk copies are visible; the other buffer is free
@@ -194,7 +194,8 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
   r4_cp_async_wait<0>();  // no copy may still target shared memory when the block exits
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 
-  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
+  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M,
+                N};
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p) {
     if (tile_base + p < ntiles) {

@@ -31,10 +31,11 @@ R4_EXTERN void __launch_bounds__(R4G_THREADS, 1)
 #define R4_ACT_KIND 2
 #include "kernels/nv/gemm_w4_ldg.h"
 
-R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
-    gemm_w4a8_nt(const i8* __restrict__ Aq, const float* __restrict__ sa,
-                 const u32x4* __restrict__ wq, const u32* __restrict__ wsz, u16* __restrict__ C,
-                 void* __restrict__ ws, int M, int N, int K) {
+R4_EXTERN void R4L_LAUNCH_BOUNDS gemm_w4a8_nt(const i8* __restrict__ Aq,
+                                              const float* __restrict__ sa,
+                                              const u32x4* __restrict__ wq,
+                                              const u32* __restrict__ wsz, u16* __restrict__ C,
+                                              void* __restrict__ ws, int M, int N, int K) {
   r4l_gemm(Aq, sa, wq, wsz, C, ws, M, N, K);
 }
 
@@ -54,12 +55,12 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
 #if defined(R4_NV)
 
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
-    gemm_w4a8_nt(const i8* __restrict__ Aq,       // [M, K] int8
-                 const float* __restrict__ sa,    // [M] f32 activation scales
-                 const u32x4* __restrict__ wq,    // sm80 layout
-                 const u32* __restrict__ wsz,     // scale dwords
-                 u16* __restrict__ C,             // [M, N] bf16 bits
-                 void* __restrict__ ws,           // split-K workspace (SK > 1)
+    gemm_w4a8_nt(const i8* __restrict__ Aq,     // [M, K] int8
+                 const float* __restrict__ sa,  // [M] f32 activation scales
+                 const u32x4* __restrict__ wq,  // sm80 layout
+                 const u32* __restrict__ wsz,   // scale dwords
+                 u16* __restrict__ C,           // [M, N] bf16 bits
+                 void* __restrict__ ws,         // split-K workspace (SK > 1)
                  int M, int N, int K) {
   R4_TEST_FAULT_HOOK(C)
   if (R4_PDL_TRIGGER == 1) r4_pdl_launch_dependents();  // the next kernel may start (prelude.h)
@@ -105,8 +106,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
   const char* a_src = reinterpret_cast<const char*>(Aq + (i64)m_base * K);
   const i64 a_stride = (i64)K;
 
-  r4_pipeline_prologue(wring, wp, sp, kb_begin, kb_end, G, lane, abuf, a_src, a_stride,
-                       rows_live);
+  r4_pipeline_prologue(wring, wp, sp, kb_begin, kb_end, G, lane, abuf, a_src, a_stride, rows_live);
 
   int chunk = 0;
   for (int kb0 = kb_begin; kb0 < kb_end; kb0 += R4_STAGES, ++chunk) {
@@ -173,7 +173,8 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
   r4_cp_async_wait<0>();
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 
-  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
+  const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M,
+                N};
 #pragma unroll
   for (int j = 0; j < R4_MSUB; ++j) {
     const int m = m_base + 8 * j + 2 * t;

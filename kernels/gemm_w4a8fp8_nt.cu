@@ -30,18 +30,19 @@
 
 R4_EXTERN void __launch_bounds__(R4G_THREADS, 1)
     gemm_w4a8fp8_nt(const unsigned char* __restrict__ Aq, const float* __restrict__ sa,
-                    const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
-                    u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
+                    const u32x4* __restrict__ wq, const u32* __restrict__ wsz, u16* __restrict__ C,
+                    void* __restrict__ ws, int M, int N, int K) {
   r4g_gemm(Aq, sa, wq, wsz, C, ws, M, N, K);
 }
 
 #elif R4_GEN == 2
 #include "kernels/nv/gemm_w4_ldg.h"
 
-R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * 32)
-    gemm_w4a8fp8_nt(const unsigned char* __restrict__ Aq, const float* __restrict__ sa,
-                    const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
-                    u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
+R4_EXTERN void R4L_LAUNCH_BOUNDS gemm_w4a8fp8_nt(const unsigned char* __restrict__ Aq,
+                                                 const float* __restrict__ sa,
+                                                 const u32x4* __restrict__ wq,
+                                                 const u32* __restrict__ wsz, u16* __restrict__ C,
+                                                 void* __restrict__ ws, int M, int N, int K) {
   r4l_gemm(Aq, sa, wq, wsz, C, ws, M, N, K);
 }
 

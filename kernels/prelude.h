@@ -77,15 +77,7 @@ __device__ inline void r4_pdl_wait() {}
 
 #define R4_NV 1
 #define R4_EXTERN extern "C" __global__
-#ifndef R4_MIN_BLOCKS
-// EXPERIMENT (session 20; 1, the default, is the launch bound every kernel had): the second
-// __launch_bounds__ argument, i.e. ptxas caps registers at 64K / (R4_MIN_BLOCKS x threads). The
-// ldg kernels at M <= 16 run at ~2.4 warps per scheduler, register-capped (docs/PERF.md
-// "Session 19"); NVRTC 13.0 sm_90: w4a8 ldg (2, 2, 1, 1, 0, 2) 128 -> 96 registers at 10 with no
-// spill, w4a16 (2, 2, 1, 1, 0, 2) 149 -> 128 at 8 with none.
-#define R4_MIN_BLOCKS 1
-#endif
-#define R4_LAUNCH_BOUNDS(t) __launch_bounds__(t, R4_MIN_BLOCKS)
+#define R4_LAUNCH_BOUNDS(t) __launch_bounds__(t, 1)
 // lane id within a warp
 __device__ inline int r4_lane() { return (int)(threadIdx.x & 31u); }
 // 16-byte weight load: read-only path, no L1 allocation; NT=1 adds an L2 evict-first policy

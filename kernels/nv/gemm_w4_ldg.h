@@ -88,6 +88,26 @@
 // the fp8-activation kinds keep the run-time count until measured (their PTX is unchanged).
 #define R4L_STATIC_LIVE (R4_ACT_KIND <= 2)
 #endif
+#ifndef R4L_MIN_BLOCKS
+// The launch bound's minimum blocks per SM, i.e. a register cap of 64K / (R4L_MIN_BLOCKS x
+// threads) (--define R4L_MIN_BLOCKS=N for A/B runs). At M <= 16 these kernels wait on their loads
+// (ncu, H200, session 20: 4.0 warps stalled on long_scoreboard per issued instruction in w4a8
+// (2, 2, 1, 2, 0, 2) gate_up M = 1) at 2-2.5 warps per scheduler, so resident warps are what a
+// grid of more warps than fit needs. w4a8 blocks of two warps with one tile and one 8-row M
+// block, batch 2, compile at 96 registers without spills (NVRTC 13.0 sm_90, natural 128), so 20
+// warps per SM in place of 16: gate_up (2, 2, 1, 1, 0, 2) M = 1 20.74 -> 15.54 us, M = 16 23.68
+// -> 19.67; down (2, 8, 1, 1, 0, 2) M = 16 15.74 -> 12.08. Where the grid already fits it costs
+// (down (2, 4, 1, 1, 0, 2) M = 16 11.43 -> 13.38): those grids have the same tuple at WV 4, which
+// keeps its natural registers, so the race has both (docs/PERF.md "Session 20"). The 16-bit
+// kinds spill at 96 and gained nothing at 128.
+#if R4_ACT_KIND == 2 && R4_WV == 2 && R4_NPW == 1 && R4_MB == 1 && R4_ST == 2
+#define R4L_MIN_BLOCKS 10
+#else
+#define R4L_MIN_BLOCKS 1
+#endif
+#endif
+// The ldg kernels' entry points (kernels/gemm_*_nt.cu).
+#define R4L_LAUNCH_BOUNDS __launch_bounds__(R4_WV * 32, R4L_MIN_BLOCKS)
 #ifndef R4_TEST_PDL_LATE_WAIT
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
 #endif
