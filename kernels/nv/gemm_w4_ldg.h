@@ -108,6 +108,16 @@
 #endif
 // The ldg kernels' entry points (kernels/gemm_*_nt.cu).
 #define R4L_LAUNCH_BOUNDS __launch_bounds__(R4_WV * 32, R4L_MIN_BLOCKS)
+#ifndef R4L_JIT_ACT
+// EXPERIMENT (session 20; 0, the default, compiles to nothing): 1 loads each block's activation
+// fragments at its math (L1 hits: every warp of the SM reads the same rows) instead of holding
+// them in the register batches: 2 x ST x 2MB x (4 or 8) registers fewer, for more resident warps
+// (the 16-bit kinds spill at 96 registers with them). Int4 kinds only.
+#define R4L_JIT_ACT 0
+#endif
+#if R4L_JIT_ACT && R4_ACT_KIND > 2
+#error "R4L_JIT_ACT is for the int4 kinds (R4_ACT_KIND 0-2)"
+#endif
 #ifndef R4_TEST_PDL_LATE_WAIT
 #define R4_TEST_PDL_LATE_WAIT 0  // TEST ONLY: 1 reads the first activations before the PDL wait
 #endif
@@ -149,7 +159,9 @@ __device__ inline void r4l_ld_act8x2(u32x4& v, const char* p) {
 struct R4LBatch {
   u32x4 w[R4_ST][R4_NPW];
   u32 s[R4_ST][R4_NPW][2];
+#if !R4L_JIT_ACT
   u32x4 a[R4_ST][R4L_MSUB][R4L_AV];
+#endif
 };
 
 // The weight part of a batch (no kernel writes weights: it may be issued before the PDL wait).
@@ -183,6 +195,9 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
 template <bool kFull>
 __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_MSUB], int live,
                                      int kb0, int kb_last) {
+#if R4L_JIT_ACT
+  return;  // loaded at the math (r4l_compute)
+#endif
 #pragma unroll
   for (int u = 0; u < R4_ST; ++u) {
     const int kb = kFull ? kb0 + u : min(kb0 + u, kb_last);
@@ -191,7 +206,7 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_
       if (j < live) {
 #if R4_ACT_KIND == 4
         r4l_ld_act8x2(b.a[u][j][0], arow[j] + (i64)kb * R4L_BPB);
-#else
+#elif !R4L_JIT_ACT
 #pragma unroll
         for (int v = 0; v < R4L_AV; ++v)
           b.a[u][j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
@@ -214,13 +229,27 @@ __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_N
 // is promoted at its last block in this split. kFull: the caller knows that the whole batch lies
 // before the split's last block (no bound checks).
 template <bool kFull>
-__device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int live,
-                                   r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
+__device__ inline void r4l_compute(const R4LBatch& b, const char* const (&arow)[R4L_MSUB], int kb0,
+                                   int kb_end, int live, r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
                                    float (&acc)[R4_NPW][R4L_MSUB][4]) {
 #pragma unroll
   for (int u = 0; u < R4_ST; ++u) {
     const int kb = kb0 + u;
     if (kFull || kb < kb_end) {  // uniform
+#if R4L_JIT_ACT
+      u32x4 ja[R4L_MSUB][R4L_AV];
+#pragma unroll
+      for (int j = 0; j < R4L_MSUB; ++j)
+        if (j < live) {
+#pragma unroll
+          for (int v = 0; v < R4L_AV; ++v)
+            ja[j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
+        }
+#define R4L_ACT(u, j, v) ja[j][v]
+#else
+      (void)arow;
+#define R4L_ACT(u, j, v) b.a[u][j][v]
+#endif
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p) {
 #if R4_ACT_KIND == 2 || R4_ACT_KIND == 3
@@ -236,8 +265,8 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
         for (int j = 0; j < R4L_MSUB; ++j)
           if (j < live) {
 #if R4_ACT_KIND == 2
-            r4nv::mma_s8(part[p][j], a0, b.a[u][j][0].x, b.a[u][j][0].y);
-            r4nv::mma_s8(part[p][j], a1, b.a[u][j][0].z, b.a[u][j][0].w);
+            r4nv::mma_s8(part[p][j], a0, R4L_ACT(u, j, 0).x, R4L_ACT(u, j, 0).y);
+            r4nv::mma_s8(part[p][j], a1, R4L_ACT(u, j, 0).z, R4L_ACT(u, j, 0).w);
 #else
             r4nv::mma_e4m3(part[p][j], a0, b.a[u][j][0].x, b.a[u][j][0].y);
             r4nv::mma_e4m3(part[p][j], a1, b.a[u][j][0].z, b.a[u][j][0].w);
@@ -313,7 +342,7 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
             if (j < live) {
               // The layout's k-permutation on the activations (quant/layout/sm80.h): dwords 2s and
               // 2s+1 of the lane's 16 k hold k 4s..4s+3; b0 = (4s, 4s+2), b1 = (4s+1, 4s+3).
-              const u32x4& h = b.a[u][j][s >> 1];
+              const u32x4& h = R4L_ACT(u, j, s >> 1);
               const u32 lo = (s & 1) ? h.z : h.x;
               const u32 hi = (s & 1) ? h.w : h.y;
               const u32 b0 = R4L_WPERM ? lo : r4nv::prmt(lo, hi, 0x5410u);
@@ -327,6 +356,7 @@ __device__ inline void r4l_compute(const R4LBatch& b, int kb0, int kb_end, int l
         }
 #endif
       }
+#undef R4L_ACT
       // The end of a group, or of the split (never inside a kFull batch).
       if (R4_ACT_KIND != 4 && ((kb & 1) || (!kFull && kb + 1 == kb_end))) {
 #pragma unroll
@@ -369,19 +399,19 @@ __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* con
 #if R4L_FULL
   for (; kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
     r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g);
-    r4l_compute<true>(b0, kb0, kb_end, live, part, acc);
+    r4l_compute<true>(b0, arow, kb0, kb_end, live, part, acc);
     r4l_load_batch<true>(b0, wp, sp, arow, live, kb0 + 2 * R4_ST, kb_last, G, g);
-    r4l_compute<true>(b1, kb0 + R4_ST, kb_end, live, part, acc);
+    r4l_compute<true>(b1, arow, kb0 + R4_ST, kb_end, live, part, acc);
   }
 #endif
   for (; kb0 < kb_end; kb0 += 2 * R4_ST) {
     const int k1 = kb0 + R4_ST;
     if (k1 < kb_end) r4l_load_batch<false>(b1, wp, sp, arow, live, k1, kb_last, G, g);
-    r4l_compute<false>(b0, kb0, kb_end, live, part, acc);
+    r4l_compute<false>(b0, arow, kb0, kb_end, live, part, acc);
     if (k1 >= kb_end) break;
     const int k2 = k1 + R4_ST;
     if (k2 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k2, kb_last, G, g);
-    r4l_compute<false>(b1, k1, kb_end, live, part, acc);
+    r4l_compute<false>(b1, arow, k1, kb_end, live, part, acc);
   }
 }
 
