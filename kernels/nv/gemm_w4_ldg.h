@@ -88,19 +88,30 @@
 // the fp8-activation kinds keep the run-time count until measured (their PTX is unchanged).
 #define R4L_STATIC_LIVE (R4_ACT_KIND <= 2)
 #endif
+// The tuples that launch 10 blocks per SM (R4L_MIN_BLOCKS) and, for the 16-bit kinds, load
+// their activations at the math (R4L_JIT_ACT): blocks of two warps with one tile, one 16-row M
+// block and batches of two 64-K blocks, in the int4 kinds, on sm_90 (measured there; at sm_80 and
+// sm_89 the 16-bit ones spill 16 B). The host pass of nvcc, where __CUDA_ARCH__ is undefined,
+// sees 0: only device code depends on it.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define R4L_SMALL_TUPLE (R4_ACT_KIND <= 2 && R4_WV == 2 && R4_NPW == 1 && R4_MB == 1 && R4_ST == 2)
+#else
+#define R4L_SMALL_TUPLE 0
+#endif
 #ifndef R4L_MIN_BLOCKS
 // The launch bound's minimum blocks per SM, i.e. a register cap of 64K / (R4L_MIN_BLOCKS x
 // threads) (--define R4L_MIN_BLOCKS=N for A/B runs). At M <= 16 these kernels wait on their loads
 // (ncu, H200, session 20: 4.0 warps stalled on long_scoreboard per issued instruction in w4a8
 // (2, 2, 1, 2, 0, 2) gate_up M = 1) at 2-2.5 warps per scheduler, so resident warps are what a
-// grid of more warps than fit needs. w4a8 blocks of two warps with one tile and one 8-row M
-// block, batch 2, compile at 96 registers without spills (NVRTC 13.0 sm_90, natural 128), so 20
-// warps per SM in place of 16: gate_up (2, 2, 1, 1, 0, 2) M = 1 20.74 -> 15.54 us, M = 16 23.68
+// grid of more warps than fit needs. The small tuples (R4L_SMALL_TUPLE) compile at 96 registers
+// without spills (NVRTC 13.0 sm_90; w4a8 natural 128, w4a16 with R4L_JIT_ACT 128), so 20 warps
+// per SM in place of 16 (w4a16: 12). w4a8 (call 1, 889dbd9): gate_up (2, 2, 1, 1, 0, 2) M = 1 20.74
+// -> 15.54 us, M = 16 23.68
 // -> 19.67; down (2, 8, 1, 1, 0, 2) M = 16 15.74 -> 12.08. Where the grid already fits it costs
 // (down (2, 4, 1, 1, 0, 2) M = 16 11.43 -> 13.38): those grids have the same tuple at WV 4, which
 // keeps its natural registers, so the race has both (docs/PERF.md "Session 20"). The 16-bit
-// kinds spill at 96 and gained nothing at 128.
-#if R4_ACT_KIND == 2 && R4_WV == 2 && R4_NPW == 1 && R4_MB == 1 && R4_ST == 2
+// kinds spill at 96 without R4L_JIT_ACT, and gained nothing at 128.
+#if R4L_SMALL_TUPLE
 #define R4L_MIN_BLOCKS 10
 #else
 #define R4L_MIN_BLOCKS 1
@@ -109,11 +120,12 @@
 // The ldg kernels' entry points (kernels/gemm_*_nt.cu).
 #define R4L_LAUNCH_BOUNDS __launch_bounds__(R4_WV * 32, R4L_MIN_BLOCKS)
 #ifndef R4L_JIT_ACT
-// EXPERIMENT (session 20; 0, the default, compiles to nothing): 1 loads each block's activation
-// fragments at its math (L1 hits: every warp of the SM reads the same rows) instead of holding
-// them in the register batches: 2 x ST x 2MB x (4 or 8) registers fewer, for more resident warps
-// (the 16-bit kinds spill at 96 registers with them). Int4 kinds only.
-#define R4L_JIT_ACT 0
+// 1: each block's activation fragments are loaded at its math (L1 hits: every warp of the SM
+// reads the same rows) instead of being held in the register batches: 2 x ST x 2MB x (4 or 8)
+// registers fewer. On for the 16-bit kinds' small tuples, which then compile at the 96 registers
+// of 10 blocks per SM without spills (NVRTC 13.0 sm_90: w4a16 (2, 2, 1, 1, 0, 2) 149 natural,
+// 96 with 348 B spilled without it). Int4 kinds only (--define R4L_JIT_ACT=0/1 for A/B runs).
+#define R4L_JIT_ACT (R4L_SMALL_TUPLE && R4_ACT_KIND <= 1)
 #endif
 #if R4L_JIT_ACT && R4_ACT_KIND > 2
 #error "R4L_JIT_ACT is for the int4 kinds (R4_ACT_KIND 0-2)"
@@ -195,9 +207,9 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
 template <bool kFull>
 __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_MSUB], int live,
                                      int kb0, int kb_last) {
-#if R4L_JIT_ACT
-  return;  // loaded at the math (r4l_compute)
-#endif
+#if R4L_JIT_ACT  // loaded at the math (r4l_compute)
+  (void)b, (void)arow, (void)live, (void)kb0, (void)kb_last;
+#else
 #pragma unroll
   for (int u = 0; u < R4_ST; ++u) {
     const int kb = kFull ? kb0 + u : min(kb0 + u, kb_last);
@@ -206,13 +218,14 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_
       if (j < live) {
 #if R4_ACT_KIND == 4
         r4l_ld_act8x2(b.a[u][j][0], arow[j] + (i64)kb * R4L_BPB);
-#elif !R4L_JIT_ACT
+#else
 #pragma unroll
         for (int v = 0; v < R4L_AV; ++v)
           b.a[u][j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
 #endif
       }
   }
+#endif
 }
 
 // A whole batch from block kb0 on (in the main loop: after the PDL wait).
