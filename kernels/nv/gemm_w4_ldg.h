@@ -94,7 +94,7 @@
 // sm_89 the 16-bit ones spill 16 B). The host pass of nvcc, where __CUDA_ARCH__ is undefined,
 // sees 0: only device code depends on it.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define R4L_SMALL_TUPLE (R4_ACT_KIND <= 2 && R4_WV == 2 && R4_NPW == 1 && R4_MB == 1 && R4_ST == 2)
+#define R4L_SMALL_TUPLE (R4_ACT_KIND <= 2 && R4_WV == 4 && R4_NPW == 1 && R4_MB == 1 && R4_ST == 2)
 #else
 #define R4L_SMALL_TUPLE 0
 #endif
@@ -112,7 +112,7 @@
 // keeps its natural registers, so the race has both (docs/PERF.md "Session 20"). The 16-bit
 // kinds spill at 96 without R4L_JIT_ACT, and gained nothing at 128.
 #if R4L_SMALL_TUPLE
-#define R4L_MIN_BLOCKS 10
+#define R4L_MIN_BLOCKS (20 / R4_WV)
 #else
 #define R4L_MIN_BLOCKS 1
 #endif
