@@ -88,11 +88,13 @@
 // the fp8-activation kinds keep the run-time count until measured (their PTX is unchanged).
 #define R4L_STATIC_LIVE (R4_ACT_KIND <= 2)
 #endif
-// The tuples that launch 10 blocks per SM (R4L_MIN_BLOCKS) and, for the 16-bit kinds, load
-// their activations at the math (R4L_JIT_ACT): blocks of two warps with one tile, one 16-row M
-// block and batches of two 64-K blocks, in the int4 kinds, on sm_90 (measured there; at sm_80 and
-// sm_89 the 16-bit ones spill 16 B). The host pass of nvcc, where __CUDA_ARCH__ is undefined,
-// sees 0: only device code depends on it.
+// The small tuples, which launch with a bound of 20 warps per SM (R4L_MIN_BLOCKS) and, in the
+// 16-bit kinds, load their activations at the math (R4L_JIT_ACT): blocks of four warps with one
+// tile each, one 16-row M block and batches of two 64-K blocks, in the int4 kinds, on sm_90
+// (measured there; at sm_80 and sm_89 the 16-bit ones spill 16 B at 96 registers). Only WV 4:
+// the same tuple at WV 2 keeps its natural registers, so the race holds both forms (the bound
+// pays on grids with more warps than fit at natural registers and costs where they fit).
+// nvcc's host pass, where __CUDA_ARCH__ is undefined, sees 0: only device code depends on it.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define R4L_SMALL_TUPLE (R4_ACT_KIND <= 2 && R4_WV == 4 && R4_NPW == 1 && R4_MB == 1 && R4_ST == 2)
 #else
@@ -100,17 +102,18 @@
 #endif
 #ifndef R4L_MIN_BLOCKS
 // The launch bound's minimum blocks per SM, i.e. a register cap of 64K / (R4L_MIN_BLOCKS x
-// threads) (--define R4L_MIN_BLOCKS=N for A/B runs). At M <= 16 these kernels wait on their loads
-// (ncu, H200, session 20: 4.0 warps stalled on long_scoreboard per issued instruction in w4a8
-// (2, 2, 1, 2, 0, 2) gate_up M = 1) at 2-2.5 warps per scheduler, so resident warps are what a
-// grid of more warps than fit needs. The small tuples (R4L_SMALL_TUPLE) compile at 96 registers
-// without spills (NVRTC 13.0 sm_90; w4a8 natural 128, w4a16 with R4L_JIT_ACT 128), so 20 warps
-// per SM in place of 16 (w4a16: 12). w4a8 (call 1, 889dbd9): gate_up (2, 2, 1, 1, 0, 2) M = 1 20.74
-// -> 15.54 us, M = 16 23.68
-// -> 19.67; down (2, 8, 1, 1, 0, 2) M = 16 15.74 -> 12.08. Where the grid already fits it costs
-// (down (2, 4, 1, 1, 0, 2) M = 16 11.43 -> 13.38): those grids have the same tuple at WV 4, which
-// keeps its natural registers, so the race has both (docs/PERF.md "Session 20"). The 16-bit
-// kinds spill at 96 without R4L_JIT_ACT, and gained nothing at 128.
+// threads) (--define R4L_MIN_BLOCKS=N for A/B runs; 20 / WV blocks: 96 registers, 20 warps). At
+// M <= 16 these kernels wait on their loads at 2-2.5 warps per scheduler (ncu, H200, docs/PERF.md
+// "Session 20": 4.0 warps stalled on long_scoreboard per issued instruction, w4a8
+// (2, 2, 1, 2, 0, 2) gate_up M = 1), so a grid of more warps than fit needs resident warps. The
+// small tuples compile at 96 registers without spills (NVRTC 13.0 sm_90; natural: w4a8 128,
+// w4a16 151, 128 with R4L_JIT_ACT), so 20 warps per SM in place of 16 (w4a16: 12). H200, GEMM
+// alone: w4a8 (4, 2, 1, 1, 0, 2) gate_up M = 1 20.79 -> 14.90 us, M = 16 23.63 -> 18.60; w4a16
+// (4, 2, 1, 1, 0, 2) gate_up M = 1 24.67 -> 21.20; where the grid fits it costs (w4a16
+// (4, 4, 1, 1, 0, 2) o_proj M = 16 6.27 -> 6.73). The sweep with the bound on WV 4 (aeddb13):
+// best 4-bit gate_up M = 1 19.20 -> 17.25 us; with it on WV 2 instead (e2d2bbe) 18.00, and small
+// shapes lost up to 4.6% (their WV 2 winners had needed natural registers). 80 registers (24
+// warps) ran slower; the 16-bit kinds spill at 96 without R4L_JIT_ACT.
 #if R4L_SMALL_TUPLE
 #define R4L_MIN_BLOCKS (20 / R4_WV)
 #else
@@ -123,8 +126,9 @@
 // 1: each block's activation fragments are loaded at its math (L1 hits: every warp of the SM
 // reads the same rows) instead of being held in the register batches: 2 x ST x 2MB x (4 or 8)
 // registers fewer. On for the 16-bit kinds' small tuples, which then compile at the 96 registers
-// of 10 blocks per SM without spills (NVRTC 13.0 sm_90: w4a16 (2, 2, 1, 1, 0, 2) 149 natural,
-// 96 with 348 B spilled without it). Int4 kinds only (--define R4L_JIT_ACT=0/1 for A/B runs).
+// of 20 warps per SM without spills (NVRTC 13.0 sm_90: w4a16 (2, 2, 1, 1, 0, 2) 149 natural,
+// 96 with 348 B spilled without it). Alone it is slower (the L1 latency is exposed per block). Int4
+// kinds only (--define R4L_JIT_ACT=0/1 for A/B runs).
 #define R4L_JIT_ACT (R4L_SMALL_TUPLE && R4_ACT_KIND <= 1)
 #endif
 #if R4L_JIT_ACT && R4_ACT_KIND > 2
