@@ -1,3 +1,5 @@
+# Session 20, call 1 (r4kern at 889dbd9): launch-bound A/B and the stall breakdown. R4_MIN_BLOCKS was
+# 889dbd9's prelude define for every kernel; it is R4L_MIN_BLOCKS (ldg kernels only) since da4316c.
 set -u
 mkdir -p $OUT
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv > $OUT/gpu.txt 2>&1
