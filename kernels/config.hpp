@@ -196,16 +196,10 @@ inline constexpr int kLdgRegisterBudget = 208;
   if (a.vendor != gpu::Vendor::nvidia || a.major < 8) return false;
   if (is_fp8_act(id) && !has_fp8_mma(a)) return false;
   if (!detail::one_of(c.wv, {2, 4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16}) ||
-      !detail::one_of(c.mb, {1, 2, 3, 4}) || !detail::one_of(c.npw, {1, 2, 4}) ||
+      !detail::one_of(c.mb, {1, 2}) || !detail::one_of(c.npw, {1, 2, 4}) ||
       !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {2, 4, 8}))
     return false;
   const int act_regs = id == KernelId::gemm_w4a16_nt ? 8 : 4;
-  if (c.mb >= 3) {
-    // MB 3 / 4: the int4 kinds only, activations loaded at the math (R4L_JIT_ACT: one block's
-    // 2MB fragments live at a time, none in the batches).
-    if (id != KernelId::gemm_w4a16_nt && id != KernelId::gemm_w4a8_nt) return false;
-    return 2 * c.st * c.npw * 6 + 2 * c.mb * act_regs + c.npw * c.mb * 16 <= kLdgRegisterBudget;
-  }
   const int batch_regs = c.st * (c.npw * 6 + 2 * c.mb * act_regs);
   return 2 * batch_regs + c.npw * c.mb * 16 <= kLdgRegisterBudget;
 }

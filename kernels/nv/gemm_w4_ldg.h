@@ -129,12 +129,7 @@
 // of 20 warps per SM without spills (NVRTC 13.0 sm_90: w4a16 (2, 2, 1, 1, 0, 2) 149 natural,
 // 96 with 348 B spilled without it). Alone it is slower (the L1 latency is exposed per block). Int4
 // kinds only (--define R4L_JIT_ACT=0/1 for A/B runs).
-#define R4L_JIT_ACT ((R4L_SMALL_TUPLE && R4_ACT_KIND <= 1) || R4_MB >= 3)
-#endif
-// MB 3 and 4 (48 and 64 activation rows per block, int4 kinds only: kernels/config.hpp
-// is_valid_ldg) hold no activations in their batches: 2 x ST x 8 x (4 or 8) registers would not fit.
-#if R4_MB >= 3 && !R4L_JIT_ACT
-#error "the ldg generation's MB 3 and 4 load their activations at the math (R4L_JIT_ACT)"
+#define R4L_JIT_ACT (R4L_SMALL_TUPLE && R4_ACT_KIND <= 1)
 #endif
 #if R4L_JIT_ACT && R4_ACT_KIND > 2
 #error "R4L_JIT_ACT is for the int4 kinds (R4_ACT_KIND 0-2)"
