@@ -373,6 +373,7 @@ class Driver {
           "us\n",
           v->label, to_string(c), sh->name, s.m, defs, tq.median_us, tp.median_us, tpp.median_us);
     }
+    print_race_style(*v, c, *sh, s, k, cold, a, defs);
     return 0;
   }
 
@@ -551,6 +552,51 @@ class Driver {
     a.aq = download<std::int8_t>(a.d_aq, static_cast<std::size_t>(m * k));
     a.sa = download<float>(a.d_sa, static_cast<std::size_t>(m));
     return a;
+  }
+
+  // run_one's lines read one activation buffer and write one output, which stay in L2 across the
+  // pool's launches. A race pools them with the weights (tuner/worker/device_session.cpp: one
+  // input, quantised input and output per copy; ../shared/DESIGN.md "Measurement"), so there the
+  // activations come from DRAM too. That costs little beside a GEMM's own cold weight loads, but a
+  // w4a8 pair's quantiser waits for its input before the GEMM can read anything: the sweep's pair
+  // times ran ~0.8 us above r4kern's (docs/PERF.md "Session 21"). This line times the config
+  // exactly as a race does (w4a8: quant_act + GEMM under kernels::a8_gemm_options), so that an
+  // A/B run predicts the sweep.
+  void print_race_style(const Variant& v, const Config& c, const SeedShape& sh, const Shape& s,
+                        gpu::Kernel& k, const ColdCopies& cold, const Acts& a,
+                        const std::string& defs) {
+    const auto n = cold.wq.size();
+    const bool a8 = v.id == KernelId::gemm_w4a8_nt;
+    const auto in_bytes = static_cast<std::size_t>(s.m * s.k) * 2;  // bf16 or f16
+    const gpu::DevicePtr src = a8 || v.a_bf16 ? a.d_bf16.get() : a.d_f16.get();
+    std::vector<gpu::DeviceBuffer> in, q, sa, out;
+    for (std::size_t i = 0; i < n; ++i) {
+      in.emplace_back(*ctx_, in_bytes);
+      ctx_->copy_device(in.back().get(), src, in_bytes, *stream_);
+      q.emplace_back(*ctx_, static_cast<std::size_t>(s.m * s.k));
+      sa.emplace_back(*ctx_, static_cast<std::size_t>(s.m) * 4);
+      out.emplace_back(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
+    }
+    stream_->synchronize();
+    auto& qk = kernel("quant_act");
+    const auto t = time_graph(
+        *ctx_, *stream_, static_cast<int>(n),
+        [&](int e) {
+          const auto u = static_cast<std::size_t>(e);
+          if (!a8) {
+            launch_gemm_w4a16(k, c, arch_, s, in[u].get(), cold.at(e), out[u].get(),
+                              workspace_.get(), *stream_);
+            return;
+          }
+          launch_qa(qk, s, in[u].get(), q[u].get(), sa[u].get(), act_order(v.id, c));
+          launch_gemm_w4a8(k, c, arch_, s, q[u].get(), sa[u].get(), cold.at(e), out[u].get(),
+                           workspace_.get(), *stream_, a8_gemm_options(arch_));
+        },
+        TimingSpec{2, 11, 24});
+    fmt::print(
+        "one {} {} {} M={}{}: as a race times it (activations and outputs pooled{}): {:.2f} us\n",
+        v.label, to_string(c), sh.name, s.m, defs, a8 ? ", quant_act + gemm under PDL" : "",
+        t.median_us);
   }
 
   int check_quant_act() {
