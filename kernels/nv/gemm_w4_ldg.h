@@ -160,20 +160,6 @@ typedef i32 r4l_part_t;
 #else
 typedef float r4l_part_t;
 #endif
-#ifndef R4L_DUALP
-// EXPERIMENT (session 21; 0, the default, is the code before it): 2 gives each (tile, sub-tile)
-// two group partials, the MMAs of alternate k steps (k16 for 16-bit, k32 for one-byte kinds)
-// going into alternate ones, summed at the promotion. A group's MMAs otherwise form one chain of
-// dependent mma.sync (8 for 16-bit activations, 4 for int8); at the 1-2 warps per scheduler of
-// the small shapes' grids nothing else hides their latency. Int8 partials sum exactly; f32 ones
-// as any reassociated f32 sum of the same products.
-#define R4L_DUALP 1
-#endif
-#if R4L_DUALP != 1 && R4L_DUALP != 2 && !(R4L_DUALP == 4 && R4_ACT_KIND <= 1)
-#error "R4L_DUALP: 1 or 2 partials per group (4 for the 16-bit kinds: one per k16 step of a block)"
-#endif
-// A warp's group partials: [R4L_DUALP][tile][sub-tile][4].
-typedef r4l_part_t R4LPart[R4L_DUALP][R4_NPW][R4L_MSUB][4];
 
 // The lane's activation bytes of one 64-K block for the MXFP4 layout: k 8t..8t+7 (.x, .y: step
 // 0) and 32+8t..32+8t+7 (.z, .w: step 1).
@@ -261,7 +247,7 @@ __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_N
 // before the split's last block (no bound checks).
 template <bool kFull>
 __device__ inline void r4l_compute(const R4LBatch& b, const char* const (&arow)[R4L_MSUB], int kb0,
-                                   int kb_end, int live, R4LPart& part,
+                                   int kb_end, int live, r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
                                    float (&acc)[R4_NPW][R4L_MSUB][4]) {
 #pragma unroll
   for (int u = 0; u < R4_ST; ++u) {
@@ -296,11 +282,11 @@ __device__ inline void r4l_compute(const R4LBatch& b, const char* const (&arow)[
         for (int j = 0; j < R4L_MSUB; ++j)
           if (j < live) {
 #if R4_ACT_KIND == 2
-            r4nv::mma_s8(part[0][p][j], a0, R4L_ACT(u, j, 0).x, R4L_ACT(u, j, 0).y);
-            r4nv::mma_s8(part[R4L_DUALP - 1][p][j], a1, R4L_ACT(u, j, 0).z, R4L_ACT(u, j, 0).w);
+            r4nv::mma_s8(part[p][j], a0, R4L_ACT(u, j, 0).x, R4L_ACT(u, j, 0).y);
+            r4nv::mma_s8(part[p][j], a1, R4L_ACT(u, j, 0).z, R4L_ACT(u, j, 0).w);
 #else
-            r4nv::mma_e4m3(part[0][p][j], a0, b.a[u][j][0].x, b.a[u][j][0].y);
-            r4nv::mma_e4m3(part[R4L_DUALP - 1][p][j], a1, b.a[u][j][0].z, b.a[u][j][0].w);
+            r4nv::mma_e4m3(part[p][j], a0, b.a[u][j][0].x, b.a[u][j][0].y);
+            r4nv::mma_e4m3(part[p][j], a1, b.a[u][j][0].z, b.a[u][j][0].w);
 #endif
           }
 #elif R4_ACT_KIND == 4 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -379,9 +365,9 @@ __device__ inline void r4l_compute(const R4LBatch& b, const char* const (&arow)[
               const u32 b0 = R4L_WPERM ? lo : r4nv::prmt(lo, hi, 0x5410u);
               const u32 b1 = R4L_WPERM ? hi : r4nv::prmt(lo, hi, 0x7632u);
 #if R4_ACT_KIND == 1
-              r4nv::mma_bf16(part[(R4L_DUALP - 1) & s][p][j], af, b0, b1);
+              r4nv::mma_bf16(part[p][j], af, b0, b1);
 #else
-              r4nv::mma_f16(part[(R4L_DUALP - 1) & s][p][j], af, b0, b1);
+              r4nv::mma_f16(part[p][j], af, b0, b1);
 #endif
             }
         }
@@ -396,21 +382,12 @@ __device__ inline void r4l_compute(const R4LBatch& b, const char* const (&arow)[
           const float w1 = r4_f16_to_f32(b.s[u][p][1]) * R4L_CODE_SCALE;
 #pragma unroll
           for (int j = 0; j < R4L_MSUB; ++j) {
-            r4l_part_t q[4];
+            acc[p][j][0] = fmaf((float)part[p][j][0], w0, acc[p][j][0]);
+            acc[p][j][1] = fmaf((float)part[p][j][1], w0, acc[p][j][1]);
+            acc[p][j][2] = fmaf((float)part[p][j][2], w1, acc[p][j][2]);
+            acc[p][j][3] = fmaf((float)part[p][j][3], w1, acc[p][j][3]);
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              q[e] = part[0][p][j][e];
-#pragma unroll
-              for (int d = 1; d < R4L_DUALP; ++d) q[e] += part[d][p][j][e];
-            }
-            acc[p][j][0] = fmaf((float)q[0], w0, acc[p][j][0]);
-            acc[p][j][1] = fmaf((float)q[1], w0, acc[p][j][1]);
-            acc[p][j][2] = fmaf((float)q[2], w1, acc[p][j][2]);
-            acc[p][j][3] = fmaf((float)q[3], w1, acc[p][j][3]);
-#pragma unroll
-            for (int d = 0; d < R4L_DUALP; ++d)
-#pragma unroll
-              for (int e = 0; e < 4; ++e) part[d][p][j][e] = 0;
+            for (int e = 0; e < 4; ++e) part[p][j][e] = 0;
           }
         }
       }
@@ -426,7 +403,7 @@ __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* con
                                     const u32* const (&sp)[R4_NPW],
                                     const char* const (&arow)[R4L_MSUB], int live_rt, int kb_begin,
                                     int kb_end, int G, int g,
-                                    R4LPart& part,
+                                    r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
                                     float (&acc)[R4_NPW][R4L_MSUB][4]) {
   const int kb_last = kb_end - 1;
   // Ping-pong: the next batch's loads go out before this batch's math waits on its own (in the
@@ -494,7 +471,7 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   }
 
   float acc[R4_NPW][R4L_MSUB][4];
-  R4LPart part;
+  r4l_part_t part[R4_NPW][R4L_MSUB][4];
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
@@ -502,7 +479,7 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         acc[p][j][e] = 0.0f;
-        for (int d = 0; d < R4L_DUALP; ++d) part[d][p][j][e] = 0;
+        part[p][j][e] = 0;
       }
 
   // Prologue, shaped for programmatic dependent launch: the first batch's weights, then the wait
