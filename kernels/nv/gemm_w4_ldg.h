@@ -147,6 +147,13 @@
 #ifndef R4L_L2PF
 #define R4L_L2PF 0
 #endif
+// EXPERIMENT ONLY (r4kern --one --define, timed unchecked and labelled a lesion; the sweep never
+// compiles one): bit 1 leaves out the split-K reduction (kernels/splitk.h r4_splitk_finish), bit
+// 2 the dequantisation and MMAs (every loaded word is still folded into an accumulator, so the
+// loads stay). The results are wrong; the time says what the left-out part costs.
+#ifndef R4L_LESION
+#define R4L_LESION 0
+#endif
 #define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
 #define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
 #define R4L_AV (R4L_A8 ? 1 : 2)      // 16-byte activation vectors per lane per block
@@ -267,6 +274,24 @@ __device__ inline void r4l_compute(const R4LBatch& b, const char* const (&arow)[
       (void)arow;
 #define R4L_ACT(u, j, v) b.a[u][j][v]
 #endif
+#if R4L_LESION & 2
+      {
+        u32 x = 0u;
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p)
+          x ^= b.w[u][p].x ^ b.w[u][p].y ^ b.w[u][p].z ^ b.w[u][p].w ^ b.s[u][p][0] ^
+               (R4_ACT_KIND == 4 ? 0u : b.s[u][p][1]);
+#pragma unroll
+        for (int j = 0; j < R4L_MSUB; ++j)
+          if (j < live) {
+#pragma unroll
+            for (int v = 0; v < R4L_AV; ++v)
+              x ^=
+                  R4L_ACT(u, j, v).x ^ R4L_ACT(u, j, v).y ^ R4L_ACT(u, j, v).z ^ R4L_ACT(u, j, v).w;
+          }
+        acc[0][0][0] += __uint_as_float(x & 0x007FFFFFu);
+      }
+#else
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p) {
 #if R4_ACT_KIND == 2 || R4_ACT_KIND == 3
@@ -373,6 +398,7 @@ __device__ inline void r4l_compute(const R4LBatch& b, const char* const (&arow)[
         }
 #endif
       }
+#endif  // R4L_LESION & 2
 #undef R4L_ACT
       // The end of a group, or of the split (never inside a kFull batch).
       if (R4_ACT_KIND != 4 && ((kb & 1) || (!kFull && kb + 1 == kb_end))) {
@@ -551,8 +577,9 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
       }
     }
   }
-  r4_splitk_finish(o, ws, (int)blockIdx.x * R4_WV * R4_NPW * 16, R4_WV * R4_NPW * 16, m_base,
-                   R4_MB * 16, tile);
+  if (!(R4L_LESION & 1))
+    r4_splitk_finish(o, ws, (int)blockIdx.x * R4_WV * R4_NPW * 16, R4_WV * R4_NPW * 16, m_base,
+                     R4_MB * 16, tile);
 }
 
 #endif  // R4_KERNELS_NV_GEMM_W4_LDG_H

@@ -183,7 +183,9 @@ class Driver {
   // and the sweep never compiles a lesion.
   [[nodiscard]] bool lesion() const {
     for (const auto& d : args_.defines)
-      if (d.rfind("R4G_LESION=", 0) == 0 && d != "R4G_LESION=0") return true;
+      if ((d.rfind("R4G_LESION=", 0) == 0 && d != "R4G_LESION=0") ||
+          (d.rfind("R4L_LESION=", 0) == 0 && d != "R4L_LESION=0"))
+        return true;
     return false;
   }
 
