@@ -29,6 +29,11 @@
 // is taken only when the launch's cluster really has SK blocks (%cluster_nctarank), so a launch
 // without the cluster attribute still runs the global path (the launchers send a grid whose
 // clusters do not all fit on the device at once that way: kernels/family.hpp cluster_launch).
+#ifndef R4_SPLITK_LESION
+// EXPERIMENT ONLY (kernels/nv/gemm_w4_ldg.h R4L_LESION): the cluster reduction stops after its
+// first barrier (1) or leaves out its output stores (2); wrong results, timed to price the parts.
+#define R4_SPLITK_LESION 0
+#endif
 #if defined(R4_SPLITK_CLUSTER) && !defined(R4_AMD) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define R4_SKC_CODE 1
 #else
@@ -97,8 +102,7 @@ __device__ inline bool r4_splitk_cluster() {
 // 168-register cap: 4-20 B of spill; nvcc 13.0).
 __device__ inline void r4_splitk_tile_put(u32 tile, int r, int col, float v) {
 #if R4_SKC_CODE
-  asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(tile + 4u * (u32)(r * R4_SKC_STRIDE + col)),
-               "f"(v)
+  asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(tile + 4u * (u32)(r * R4_SKC_STRIDE + col)), "f"(v)
                : "memory");
 #endif
 }
@@ -112,7 +116,8 @@ __device__ inline void r4_cluster_sync() {
 // threads; each sums the SK blocks' values in split order.
 __device__ inline void r4_splitk_cluster_reduce(const R4Out& o, u32 tile, int n_begin, int n_count,
                                                 int m_begin, int m_count) {
-  r4_cluster_sync();  // every split's partials are in its tile
+  r4_cluster_sync();                 // every split's partials are in its tile
+  if (R4_SPLITK_LESION & 1) return;  // no peer reads this block's tile: it may exit
   const int n4 = n_count >> 2;
   const int total = m_count * n4;
   const int step = R4_SK * (int)blockDim.x;
@@ -129,7 +134,8 @@ __device__ inline void r4_splitk_cluster_reduce(const R4Out& o, u32 tile, int n_
                    : "r"(remote)
                    : "memory");
     }
-    r4_splitk_sum_store(v, o.c + (i64)(m_begin + r) * o.N + n_begin + col);
+    if (!(R4_SPLITK_LESION & 2))
+      r4_splitk_sum_store(v, o.c + (i64)(m_begin + r) * o.N + n_begin + col);
   }
   r4_cluster_sync();  // a block's tile stays until every peer has read it
 }

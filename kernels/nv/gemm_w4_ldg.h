@@ -41,6 +41,16 @@
 #ifndef R4_KERNELS_NV_GEMM_W4_LDG_H
 #define R4_KERNELS_NV_GEMM_W4_LDG_H
 
+// EXPERIMENT ONLY (r4kern --one --define, timed unchecked and labelled a lesion; the sweep never
+// compiles one): bit 1 leaves out the split-K reduction (kernels/splitk.h r4_splitk_finish), bit
+// 2 the dequantisation and MMAs (every loaded word is still folded into an accumulator, so the
+// loads stay); bits 4 and 8 reach the cluster reduction (R4_SPLITK_LESION: 4 stops after its first
+// cluster barrier, 8 leaves out its output stores). The results are wrong; the time says what the
+// left-out part costs.
+#ifndef R4L_LESION
+#define R4L_LESION 0
+#endif
+#define R4_SPLITK_LESION (R4L_LESION >> 2)
 #include "kernels/nv/mma_sm80.h"
 #if R4_ACT_KIND <= 2  // the int4 kinds: kernels/config.hpp splitk_cluster says why not fp8 ones
 #define R4_SPLITK_CLUSTER 1  // launched as a cluster of its SK splits on sm_90+ (kernels/splitk.h)
@@ -147,13 +157,7 @@
 #ifndef R4L_L2PF
 #define R4L_L2PF 0
 #endif
-// EXPERIMENT ONLY (r4kern --one --define, timed unchecked and labelled a lesion; the sweep never
-// compiles one): bit 1 leaves out the split-K reduction (kernels/splitk.h r4_splitk_finish), bit
-// 2 the dequantisation and MMAs (every loaded word is still folded into an accumulator, so the
-// loads stay). The results are wrong; the time says what the left-out part costs.
-#ifndef R4L_LESION
-#define R4L_LESION 0
-#endif
+
 #define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
 #define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
 #define R4L_AV (R4L_A8 ? 1 : 2)      // 16-byte activation vectors per lane per block
