@@ -158,6 +158,30 @@
 #define R4L_L2PF 0
 #endif
 
+// EXPERIMENT (session 22; 0, the default, compiles to nothing): before its PDL wait each warp also
+// copies the R4L_PRE 64-K blocks after its first batch (weights and their scale dwords) into its
+// own static shared memory with cp.async, and the main loop reads those blocks there. Under PDL
+// beside a quantiser (kernels::a8_gemm_options) the GEMM waits 1-2 us for the quantiser's grid
+// (docs/PERF.md "Session 21": w4a8 gate_up M = 1 GEMM alone 14.89 us, race-style pair 16.43);
+// R4L_L2PF asked L2 for those bytes and then requested them again (slower); here the bytes land
+// where the main loop reads them, so the quantiser's time streams weights the GEMM then need not
+// fetch. Each lane reads back only the copies it issued (cp.async.wait_group orders them for the
+// issuing thread), so no barrier is needed. The sm80-layout kinds only (not MXFP4's mx_sm89 scales).
+// R4L_PRE is a multiple of R4_ST, capped to 32 KiB of static shared memory per block.
+#ifndef R4L_PRE
+#define R4L_PRE 0
+#endif
+#if R4L_PRE > 0 && R4_ACT_KIND != 4
+#define R4L_PRE_CAP ((32768 / (R4_WV * R4_NPW * 32 * 24)) / R4_ST * R4_ST)
+#define R4L_PRE_N (R4L_PRE < R4L_PRE_CAP ? R4L_PRE / R4_ST * R4_ST : R4L_PRE_CAP)
+#else
+#define R4L_PRE_N 0
+#endif
+// 4-byte asynchronous global -> shared copy (4-byte copies go through L1: .ca)
+__device__ inline void r4l_cp_async4(r4_saddr smem, const void* gmem) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem), "l"(gmem) : "memory");
+}
+
 #define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
 #define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
 #define R4L_AV (R4L_A8 ? 1 : 2)      // 16-byte activation vectors per lane per block
@@ -216,6 +240,49 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
   }
 }
 
+#if R4L_PRE_N > 0
+// A warp's prologue slots (r4l_gemm): weights [R4L_PRE_N][R4_NPW][32 lanes] x 16 B, then scale
+// dwords [R4L_PRE_N][R4_NPW][2][32 lanes] x 4 B (lane-contiguous: conflict-free). The offsets are
+// lane 0's; a lane adds 16 * lane (weights) or 4 * lane (scales).
+#define R4L_PRE_WOFF(slot, p) ((((slot) * R4_NPW + (p)) * 32) * 16)
+#define R4L_PRE_SOFF(slot, p, h) \
+  (R4L_PRE_N * R4_NPW * 32 * 16 + ((((slot) * R4_NPW + (p)) * 2 + (h)) * 32) * 4)
+// Blocks kb_pre .. kb_pre + R4L_PRE_N - 1 (those <= kb_last) into the lane's slots.
+__device__ inline void r4l_pre_copy(r4_saddr wbase, r4_saddr sbase,
+                                    const u32x4* const (&wp)[R4_NPW],
+                                    const u32* const (&sp)[R4_NPW], int kb_pre, int kb_last, int G,
+                                    int g) {
+#pragma unroll
+  for (int u = 0; u < R4L_PRE_N; ++u) {
+    const int kb = kb_pre + u;
+    const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
+    if (kb <= kb_last) {
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p) {
+        r4_cp_async16(wbase + R4L_PRE_WOFF(u, p), wp[p] + (i64)kb * 32);
+        r4l_cp_async4(sbase + R4L_PRE_SOFF(u, p, 0), sp[p] + grp * 16 + g);
+        r4l_cp_async4(sbase + R4L_PRE_SOFF(u, p, 1), sp[p] + grp * 16 + g + 8);
+      }
+    }
+  }
+  r4_cp_async_commit();
+}
+// A batch's weights from the lane's slots (blocks past the split's end clamped to its last).
+__device__ inline void r4l_load_weights_pre(R4LBatch& b, r4_saddr wbase, r4_saddr sbase, int kb0,
+                                            int kb_pre, int kb_last) {
+#pragma unroll
+  for (int u = 0; u < R4_ST; ++u) {
+    const int slot = min(kb0 + u, kb_last) - kb_pre;
+#pragma unroll
+    for (int p = 0; p < R4_NPW; ++p) {
+      b.w[u][p] = r4_lds16(wbase + R4L_PRE_WOFF(slot, p));
+      b.s[u][p][0] = r4_lds32(sbase + R4L_PRE_SOFF(slot, p, 0));
+      b.s[u][p][1] = r4_lds32(sbase + R4L_PRE_SOFF(slot, p, 1));
+    }
+  }
+}
+#endif
+
 // The activation part: `arow[j]` is the lane's row of sub-tile j (clamped to the last live row:
 // a row past M only feeds output columns that are never stored), already offset by its 16 * t
 // (int8) or 32 * t (16-bit) bytes. Sub-tiles with no live row are not loaded (`live`).
@@ -244,12 +311,26 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_
 }
 
 // A whole batch from block kb0 on (in the main loop: after the PDL wait).
+// R4L_PRE_N: a batch that starts before kb_pre_end takes its weights from the lane's prologue
+// slots (uniform branch; batches start at kb_begin + n * R4_ST and the slots hold whole batches).
+struct R4LPre {
+  r4_saddr wbase, sbase;  // the lane's first weight slot and first scale slot
+  int kb_pre, kb_pre_end;
+};
 template <bool kFull>
 __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_NPW],
                                       const u32* const (&sp)[R4_NPW],
                                       const char* const (&arow)[R4L_MSUB], int live, int kb0,
-                                      int kb_last, int G, int g) {
+                                      int kb_last, int G, int g, const R4LPre& pre) {
+#if R4L_PRE_N > 0
+  if (kb0 < pre.kb_pre_end)
+    r4l_load_weights_pre(b, pre.wbase, pre.sbase, kb0, pre.kb_pre, kb_last);
+  else
+    r4l_load_weights<kFull>(b, wp, sp, kb0, kb_last, G, g);
+#else
+  (void)pre;
   r4l_load_weights<kFull>(b, wp, sp, kb0, kb_last, G, g);
+#endif
   r4l_load_acts<kFull>(b, arow, live, kb0, kb_last);
 }
 
@@ -432,7 +513,7 @@ template <int kLive>
 __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* const (&wp)[R4_NPW],
                                     const u32* const (&sp)[R4_NPW],
                                     const char* const (&arow)[R4L_MSUB], int live_rt, int kb_begin,
-                                    int kb_end, int G, int g,
+                                    int kb_end, int G, int g, const R4LPre& pre,
                                     r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
                                     float (&acc)[R4_NPW][R4L_MSUB][4]) {
   const int kb_last = kb_end - 1;
@@ -445,19 +526,19 @@ __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* con
   int kb0 = kb_begin;
 #if R4L_FULL
   for (; kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
-    r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g);
+    r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g, pre);
     r4l_compute<true>(b0, arow, kb0, kb_end, live, part, acc);
-    r4l_load_batch<true>(b0, wp, sp, arow, live, kb0 + 2 * R4_ST, kb_last, G, g);
+    r4l_load_batch<true>(b0, wp, sp, arow, live, kb0 + 2 * R4_ST, kb_last, G, g, pre);
     r4l_compute<true>(b1, arow, kb0 + R4_ST, kb_end, live, part, acc);
   }
 #endif
   for (; kb0 < kb_end; kb0 += 2 * R4_ST) {
     const int k1 = kb0 + R4_ST;
-    if (k1 < kb_end) r4l_load_batch<false>(b1, wp, sp, arow, live, k1, kb_last, G, g);
+    if (k1 < kb_end) r4l_load_batch<false>(b1, wp, sp, arow, live, k1, kb_last, G, g, pre);
     r4l_compute<false>(b0, arow, kb0, kb_end, live, part, acc);
     if (k1 >= kb_end) break;
     const int k2 = k1 + R4_ST;
-    if (k2 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k2, kb_last, G, g);
+    if (k2 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k2, kb_last, G, g, pre);
     r4l_compute<false>(b1, arow, k1, kb_end, live, part, acc);
   }
 }
@@ -517,6 +598,14 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   const int kb_last = kb_end - 1;
   R4LBatch b0, b1;
   r4l_load_weights<false>(b0, wp, sp, kb_begin, kb_last, G, g);
+  R4LPre pre{0u, 0u, kb_begin + R4_ST, kb_begin + R4_ST};
+#if R4L_PRE_N > 0
+  __shared__ __align__(16) char r4l_pre[R4_WV][R4L_PRE_N * R4_NPW * 32 * 24];
+  pre.wbase = r4_saddr_of(&r4l_pre[warp][0]) + 16 * lane;
+  pre.sbase = pre.wbase - 12 * lane;  // the scale slots: 4 bytes per lane
+  pre.kb_pre_end = kb_begin + R4_ST + R4L_PRE_N;
+  r4l_pre_copy(pre.wbase, pre.sbase, wp, sp, pre.kb_pre, kb_last, G, g);
+#endif
 #if R4L_L2PF > 0
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p) {
@@ -532,17 +621,20 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
+#if R4L_PRE_N > 0
+  r4_cp_async_wait<0>();  // the lane's own prologue copies (read back by this lane only)
+#endif
 
 #if R4L_STATIC_LIVE
   // One instance per live count where it is cheap (MB 1: 1 or 2 sub-tiles), else the full one.
   if (live == R4L_MSUB)
-    r4l_mainloop<R4L_MSUB>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
+    r4l_mainloop<R4L_MSUB>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, pre, part, acc);
   else if (R4L_MSUB == 2)
-    r4l_mainloop<1>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
+    r4l_mainloop<1>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, pre, part, acc);
   else
-    r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
+    r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, pre, part, acc);
 #else
-  r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
+  r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, pre, part, acc);
 #endif
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 
