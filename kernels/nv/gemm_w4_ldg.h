@@ -166,8 +166,8 @@
 // R4L_L2PF asked L2 for those bytes and then requested them again (slower); here the bytes land
 // where the main loop reads them, so the quantiser's time streams weights the GEMM then need not
 // fetch. Each lane reads back only the copies it issued (cp.async.wait_group orders them for the
-// issuing thread), so no barrier is needed. The sm80-layout kinds only (not MXFP4's mx_sm89 scales).
-// R4L_PRE is a multiple of R4_ST, capped to 32 KiB of static shared memory per block.
+// issuing thread), so no barrier is needed. The sm80-layout kinds only (not MXFP4's mx_sm89
+// scales). R4L_PRE is a multiple of R4_ST, capped to 32 KiB of static shared memory per block.
 #ifndef R4L_PRE
 #define R4L_PRE 0
 #endif
@@ -244,9 +244,9 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
 // A warp's prologue slots (r4l_gemm): weights [R4L_PRE_N][R4_NPW][32 lanes] x 16 B, then scale
 // dwords [R4L_PRE_N][R4_NPW][2][32 lanes] x 4 B (lane-contiguous: conflict-free). The offsets are
 // lane 0's; a lane adds 16 * lane (weights) or 4 * lane (scales).
-#define R4L_PRE_WOFF(slot, p) ((((slot) * R4_NPW + (p)) * 32) * 16)
+#define R4L_PRE_WOFF(slot, p) ((((slot)*R4_NPW + (p)) * 32) * 16)
 #define R4L_PRE_SOFF(slot, p, h) \
-  (R4L_PRE_N * R4_NPW * 32 * 16 + ((((slot) * R4_NPW + (p)) * 2 + (h)) * 32) * 4)
+  (R4L_PRE_N * R4_NPW * 32 * 16 + ((((slot)*R4_NPW + (p)) * 2 + (h)) * 32) * 4)
 // Blocks kb_pre .. kb_pre + R4L_PRE_N - 1 (those <= kb_last) into the lane's slots.
 __device__ inline void r4l_pre_copy(r4_saddr wbase, r4_saddr sbase,
                                     const u32x4* const (&wp)[R4_NPW],
