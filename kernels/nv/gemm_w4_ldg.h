@@ -171,6 +171,13 @@
 #ifndef R4L_PRE
 #define R4L_PRE 0
 #endif
+// R4L_PRE_TAIL 1: the copied blocks are the split's LAST ones (read at the end of the main loop)
+// instead of those right after the first batch, which left each warp a full DRAM round trip with
+// nothing in flight once its copied batches were consumed (session 22, call 1: GEMM alone 1.6 us
+// slower on w4a8 gate_up M = 1 at R4L_PRE=4).
+#ifndef R4L_PRE_TAIL
+#define R4L_PRE_TAIL 0
+#endif
 #if R4L_PRE > 0 && R4_ACT_KIND != 4
 #define R4L_PRE_CAP ((32768 / (R4_WV * R4_NPW * 32 * 24)) / R4_ST * R4_ST)
 #define R4L_PRE_N (R4L_PRE < R4L_PRE_CAP ? R4L_PRE / R4_ST * R4_ST : R4L_PRE_CAP)
@@ -270,6 +277,7 @@ __device__ inline void r4l_pre_copy(r4_saddr wbase, r4_saddr sbase,
 // A batch's weights from the lane's slots (blocks past the split's end clamped to its last).
 __device__ inline void r4l_load_weights_pre(R4LBatch& b, r4_saddr wbase, r4_saddr sbase, int kb0,
                                             int kb_pre, int kb_last) {
+  if (R4L_PRE_TAIL) r4_cp_async_wait<0>();  // landed long ago: issued before the main loop
 #pragma unroll
   for (int u = 0; u < R4_ST; ++u) {
     const int slot = min(kb0 + u, kb_last) - kb_pre;
@@ -323,7 +331,7 @@ __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_N
                                       const char* const (&arow)[R4L_MSUB], int live, int kb0,
                                       int kb_last, int G, int g, const R4LPre& pre) {
 #if R4L_PRE_N > 0
-  if (kb0 < pre.kb_pre_end)
+  if (R4L_PRE_TAIL ? kb0 >= pre.kb_pre : kb0 < pre.kb_pre_end)
     r4l_load_weights_pre(b, pre.wbase, pre.sbase, kb0, pre.kb_pre, kb_last);
   else
     r4l_load_weights<kFull>(b, wp, sp, kb0, kb_last, G, g);
@@ -603,7 +611,12 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   __shared__ __align__(16) char r4l_pre[R4_WV][R4L_PRE_N * R4_NPW * 32 * 24];
   pre.wbase = r4_saddr_of(&r4l_pre[warp][0]) + 16 * lane;
   pre.sbase = pre.wbase - 12 * lane;  // the scale slots: 4 bytes per lane
-  pre.kb_pre_end = kb_begin + R4_ST + R4L_PRE_N;
+  if (R4L_PRE_TAIL) {
+    // the split's last batches, never its first (in registers already)
+    const int nb = (kb_end - kb_begin + R4_ST - 1) / R4_ST;
+    pre.kb_pre = kb_begin + max(1, nb - R4L_PRE_N / R4_ST) * R4_ST;
+  }
+  pre.kb_pre_end = pre.kb_pre + R4L_PRE_N;
   r4l_pre_copy(pre.wbase, pre.sbase, wp, sp, pre.kb_pre, kb_last, G, g);
 #endif
 #if R4L_L2PF > 0
@@ -622,7 +635,7 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 #if R4L_PRE_N > 0
-  r4_cp_async_wait<0>();  // the lane's own prologue copies (read back by this lane only)
+  if (!R4L_PRE_TAIL) r4_cp_async_wait<0>();  // the lane's own copies (read back by it only)
 #endif
 
 #if R4L_STATIC_LIVE

@@ -4,7 +4,8 @@
 # ("variant:WV,SK,MB,NPW,NT,GEN,ST@shape@M ...") without defines, then with each define set of
 # R4_AB_SETS ('|' between sets, '+' between the defines of one set, e.g.
 # "R4L_ASYNC=8|R4L_ASYNC=16"; docs/PERF.md sessions 9-10). R4_AB_DEFINES (one set, space
-# separated) is the older spelling. Log in $OUT/ab.log.
+# separated) is the older spelling. Per run: the check line, then GEMM alone, the pair and the
+# race-style line (head -4). Log in $OUT/ab.log.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 sets=${R4_AB_SETS:-$(echo "${R4_AB_DEFINES:-}" | tr ' ' '+')}
@@ -17,6 +18,6 @@ for one in ${R4_AB_CONFIGS:-}; do
     IFS='+' read -ra ds <<<"$set"
     for d in "${ds[@]}"; do defs+=(--define "$d"); done
     timeout 60 $B/r4kern --one "$cfg" --shapes "$shape" --m "$m" "${defs[@]}" 2>&1 |
-      grep -E "^one |error" | head -3
+      grep -E "^one |error" | head -4
   done
 done | tee "$OUT/ab.log"
