@@ -178,6 +178,12 @@
 #ifndef R4L_PRE_TAIL
 #define R4L_PRE_TAIL 0
 #endif
+// R4L_PRE_DIAG (with R4L_PRE_TAIL=1; session 22, call 4): 2 keeps the shared slots and the main
+// loop's branch but issues no copies and never takes the branch; 3 keeps only the slots. Each
+// prices one part of R4L_PRE's cost in the GEMM alone.
+#ifndef R4L_PRE_DIAG
+#define R4L_PRE_DIAG 0
+#endif
 #if R4L_PRE > 0 && R4_ACT_KIND != 4
 #define R4L_PRE_CAP ((32768 / (R4_WV * R4_NPW * 32 * 24)) / R4_ST * R4_ST)
 #define R4L_PRE_N (R4L_PRE < R4L_PRE_CAP ? R4L_PRE / R4_ST * R4_ST : R4L_PRE_CAP)
@@ -330,7 +336,7 @@ __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_N
                                       const u32* const (&sp)[R4_NPW],
                                       const char* const (&arow)[R4L_MSUB], int live, int kb0,
                                       int kb_last, int G, int g, const R4LPre& pre) {
-#if R4L_PRE_N > 0
+#if R4L_PRE_N > 0 && R4L_PRE_DIAG != 3
   if (R4L_PRE_TAIL ? kb0 >= pre.kb_pre : kb0 < pre.kb_pre_end)
     r4l_load_weights_pre(b, pre.wbase, pre.sbase, kb0, pre.kb_pre, kb_last);
   else
@@ -617,7 +623,11 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
     pre.kb_pre = kb_begin + max(1, nb - R4L_PRE_N / R4_ST) * R4_ST;
   }
   pre.kb_pre_end = pre.kb_pre + R4L_PRE_N;
-  r4l_pre_copy(pre.wbase, pre.sbase, wp, sp, pre.kb_pre, kb_last, G, g);
+  if (R4L_PRE_DIAG == 0) r4l_pre_copy(pre.wbase, pre.sbase, wp, sp, pre.kb_pre, kb_last, G, g);
+  if (R4L_PRE_DIAG != 0) {
+    pre.kb_pre = 1 << 30;  // never reached
+    if (M < 0) asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(pre.wbase), "r"(0u) : "memory");
+  }
 #endif
 #if R4L_L2PF > 0
 #pragma unroll
