@@ -158,42 +158,21 @@
 #define R4L_L2PF 0
 #endif
 
-// EXPERIMENT (session 22; 0, the default, compiles to nothing): before its PDL wait each warp also
-// copies the R4L_PRE 64-K blocks after its first batch (weights and their scale dwords) into its
-// own static shared memory with cp.async, and the main loop reads those blocks there. Under PDL
-// beside a quantiser (kernels::a8_gemm_options) the GEMM waits 1-2 us for the quantiser's grid
-// (docs/PERF.md "Session 21": w4a8 gate_up M = 1 GEMM alone 14.89 us, race-style pair 16.43);
-// R4L_L2PF asked L2 for those bytes and then requested them again (slower); here the bytes land
-// where the main loop reads them, so the quantiser's time streams weights the GEMM then need not
-// fetch. Each lane reads back only the copies it issued (cp.async.wait_group orders them for the
-// issuing thread), so no barrier is needed. The sm80-layout kinds only (not MXFP4's mx_sm89
-// scales). R4L_PRE is a multiple of R4_ST, capped to 32 KiB of static shared memory per block.
-#ifndef R4L_PRE
-#define R4L_PRE 0
+// A static shared-memory reservation of R4L_SMEM_PAD bytes per block that nothing reads: it only
+// changes the shared-memory carveout the driver configures for the kernel (ncu, H200: "Shared
+// Memory Configuration Size" 65.5 -> 135 KiB with 12 KiB reserved on w4a8 (4, 2, 1, 1, 0, 2)).
+// Measured (docs/PERF.md "Session 22", r4kern --one, H200): on the w4a8 split-K configs, whose
+// cluster launches hold a few KiB of dynamic shared memory, any reservation of 3-24 KiB left the
+// GEMM alone within +-1% but made quant_act + GEMM under PDL (kernels::a8_gemm_options, how the
+// races and r4d run it) 0.15-0.65 us faster (race-style: gate_up M = 1 16.45 -> 15.79-15.91,
+// hidden_proj M = 1 5.08 -> 4.58, down M = 16 13.65 -> 13.15-13.22, kernel_proj M = 64 9.55 ->
+// 9.35); with SK 1 (no cluster, no dynamic shared memory) it cost (gate_up M = 32 GEMM alone
+// 27.35 -> 27.78-28.15 us: the L1 the carveout takes). Why the pair gains is not established; the
+// carveout is the one difference ncu shows. So: on for w4a8 with SK > 1, 8 KiB (--define
+// R4L_SMEM_PAD=0 / N for A/B runs; the fp8-activation kinds are not measured yet).
+#ifndef R4L_SMEM_PAD
+#define R4L_SMEM_PAD (R4_ACT_KIND == 2 && R4_SK > 1 ? 8192 : 0)
 #endif
-// R4L_PRE_TAIL 1: the copied blocks are the split's LAST ones (read at the end of the main loop)
-// instead of those right after the first batch, which left each warp a full DRAM round trip with
-// nothing in flight once its copied batches were consumed (session 22, call 1: GEMM alone 1.6 us
-// slower on w4a8 gate_up M = 1 at R4L_PRE=4).
-#ifndef R4L_PRE_TAIL
-#define R4L_PRE_TAIL 0
-#endif
-// R4L_PRE_DIAG (with R4L_PRE_TAIL=1; session 22, call 4): 2 keeps the shared slots and the main
-// loop's branch but issues no copies and never takes the branch; 3 keeps only the slots. Each
-// prices one part of R4L_PRE's cost in the GEMM alone.
-#ifndef R4L_PRE_DIAG
-#define R4L_PRE_DIAG 0
-#endif
-#if R4L_PRE > 0 && R4_ACT_KIND != 4
-#define R4L_PRE_CAP ((32768 / (R4_WV * R4_NPW * 32 * 24)) / R4_ST * R4_ST)
-#define R4L_PRE_N (R4L_PRE < R4L_PRE_CAP ? R4L_PRE / R4_ST * R4_ST : R4L_PRE_CAP)
-#else
-#define R4L_PRE_N 0
-#endif
-// 4-byte asynchronous global -> shared copy (4-byte copies go through L1: .ca)
-__device__ inline void r4l_cp_async4(r4_saddr smem, const void* gmem) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem), "l"(gmem) : "memory");
-}
 
 #define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
 #define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
@@ -253,50 +232,6 @@ __device__ inline void r4l_load_weights(R4LBatch& b, const u32x4* const (&wp)[R4
   }
 }
 
-#if R4L_PRE_N > 0
-// A warp's prologue slots (r4l_gemm): weights [R4L_PRE_N][R4_NPW][32 lanes] x 16 B, then scale
-// dwords [R4L_PRE_N][R4_NPW][2][32 lanes] x 4 B (lane-contiguous: conflict-free). The offsets are
-// lane 0's; a lane adds 16 * lane (weights) or 4 * lane (scales).
-#define R4L_PRE_WOFF(slot, p) ((((slot)*R4_NPW + (p)) * 32) * 16)
-#define R4L_PRE_SOFF(slot, p, h) \
-  (R4L_PRE_N * R4_NPW * 32 * 16 + ((((slot)*R4_NPW + (p)) * 2 + (h)) * 32) * 4)
-// Blocks kb_pre .. kb_pre + R4L_PRE_N - 1 (those <= kb_last) into the lane's slots.
-__device__ inline void r4l_pre_copy(r4_saddr wbase, r4_saddr sbase,
-                                    const u32x4* const (&wp)[R4_NPW],
-                                    const u32* const (&sp)[R4_NPW], int kb_pre, int kb_last, int G,
-                                    int g) {
-#pragma unroll
-  for (int u = 0; u < R4L_PRE_N; ++u) {
-    const int kb = kb_pre + u;
-    const int grp = R4_BROKEN_SCALE ? ((kb >> 1) + 1) % G : (kb >> 1);
-    if (kb <= kb_last) {
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) {
-        r4_cp_async16(wbase + R4L_PRE_WOFF(u, p), wp[p] + (i64)kb * 32);
-        r4l_cp_async4(sbase + R4L_PRE_SOFF(u, p, 0), sp[p] + grp * 16 + g);
-        r4l_cp_async4(sbase + R4L_PRE_SOFF(u, p, 1), sp[p] + grp * 16 + g + 8);
-      }
-    }
-  }
-  r4_cp_async_commit();
-}
-// A batch's weights from the lane's slots (blocks past the split's end clamped to its last).
-__device__ inline void r4l_load_weights_pre(R4LBatch& b, r4_saddr wbase, r4_saddr sbase, int kb0,
-                                            int kb_pre, int kb_last) {
-  if (R4L_PRE_TAIL) r4_cp_async_wait<0>();  // landed long ago: issued before the main loop
-#pragma unroll
-  for (int u = 0; u < R4_ST; ++u) {
-    const int slot = min(kb0 + u, kb_last) - kb_pre;
-#pragma unroll
-    for (int p = 0; p < R4_NPW; ++p) {
-      b.w[u][p] = r4_lds16(wbase + R4L_PRE_WOFF(slot, p));
-      b.s[u][p][0] = r4_lds32(sbase + R4L_PRE_SOFF(slot, p, 0));
-      b.s[u][p][1] = r4_lds32(sbase + R4L_PRE_SOFF(slot, p, 1));
-    }
-  }
-}
-#endif
-
 // The activation part: `arow[j]` is the lane's row of sub-tile j (clamped to the last live row:
 // a row past M only feeds output columns that are never stored), already offset by its 16 * t
 // (int8) or 32 * t (16-bit) bytes. Sub-tiles with no live row are not loaded (`live`).
@@ -325,26 +260,12 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_
 }
 
 // A whole batch from block kb0 on (in the main loop: after the PDL wait).
-// R4L_PRE_N: a batch that starts before kb_pre_end takes its weights from the lane's prologue
-// slots (uniform branch; batches start at kb_begin + n * R4_ST and the slots hold whole batches).
-struct R4LPre {
-  r4_saddr wbase, sbase;  // the lane's first weight slot and first scale slot
-  int kb_pre, kb_pre_end;
-};
 template <bool kFull>
 __device__ inline void r4l_load_batch(R4LBatch& b, const u32x4* const (&wp)[R4_NPW],
                                       const u32* const (&sp)[R4_NPW],
                                       const char* const (&arow)[R4L_MSUB], int live, int kb0,
-                                      int kb_last, int G, int g, const R4LPre& pre) {
-#if R4L_PRE_N > 0 && R4L_PRE_DIAG != 3
-  if (R4L_PRE_TAIL ? kb0 >= pre.kb_pre : kb0 < pre.kb_pre_end)
-    r4l_load_weights_pre(b, pre.wbase, pre.sbase, kb0, pre.kb_pre, kb_last);
-  else
-    r4l_load_weights<kFull>(b, wp, sp, kb0, kb_last, G, g);
-#else
-  (void)pre;
+                                      int kb_last, int G, int g) {
   r4l_load_weights<kFull>(b, wp, sp, kb0, kb_last, G, g);
-#endif
   r4l_load_acts<kFull>(b, arow, live, kb0, kb_last);
 }
 
@@ -527,7 +448,7 @@ template <int kLive>
 __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* const (&wp)[R4_NPW],
                                     const u32* const (&sp)[R4_NPW],
                                     const char* const (&arow)[R4L_MSUB], int live_rt, int kb_begin,
-                                    int kb_end, int G, int g, const R4LPre& pre,
+                                    int kb_end, int G, int g,
                                     r4l_part_t (&part)[R4_NPW][R4L_MSUB][4],
                                     float (&acc)[R4_NPW][R4L_MSUB][4]) {
   const int kb_last = kb_end - 1;
@@ -540,19 +461,19 @@ __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* con
   int kb0 = kb_begin;
 #if R4L_FULL
   for (; kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
-    r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g, pre);
+    r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g);
     r4l_compute<true>(b0, arow, kb0, kb_end, live, part, acc);
-    r4l_load_batch<true>(b0, wp, sp, arow, live, kb0 + 2 * R4_ST, kb_last, G, g, pre);
+    r4l_load_batch<true>(b0, wp, sp, arow, live, kb0 + 2 * R4_ST, kb_last, G, g);
     r4l_compute<true>(b1, arow, kb0 + R4_ST, kb_end, live, part, acc);
   }
 #endif
   for (; kb0 < kb_end; kb0 += 2 * R4_ST) {
     const int k1 = kb0 + R4_ST;
-    if (k1 < kb_end) r4l_load_batch<false>(b1, wp, sp, arow, live, k1, kb_last, G, g, pre);
+    if (k1 < kb_end) r4l_load_batch<false>(b1, wp, sp, arow, live, k1, kb_last, G, g);
     r4l_compute<false>(b0, arow, kb0, kb_end, live, part, acc);
     if (k1 >= kb_end) break;
     const int k2 = k1 + R4_ST;
-    if (k2 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k2, kb_last, G, g, pre);
+    if (k2 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k2, kb_last, G, g);
     r4l_compute<false>(b1, arow, k1, kb_end, live, part, acc);
   }
 }
@@ -607,28 +528,18 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
         part[p][j][e] = 0;
       }
 
+#if R4L_SMEM_PAD > 0
+  {
+    __shared__ __align__(16) char r4l_pad[R4L_SMEM_PAD];
+    // An empty asm that takes its address keeps the reservation in the kernel.
+    asm volatile("" ::"r"(r4_saddr_of(r4l_pad)));
+  }
+#endif
   // Prologue, shaped for programmatic dependent launch: the first batch's weights, then the wait
   // for the previous kernel (it may still be writing the activations), then its activations.
   const int kb_last = kb_end - 1;
   R4LBatch b0, b1;
   r4l_load_weights<false>(b0, wp, sp, kb_begin, kb_last, G, g);
-  R4LPre pre{0u, 0u, kb_begin + R4_ST, kb_begin + R4_ST};
-#if R4L_PRE_N > 0
-  __shared__ __align__(16) char r4l_pre[R4_WV][R4L_PRE_N * R4_NPW * 32 * 24];
-  pre.wbase = r4_saddr_of(&r4l_pre[warp][0]) + 16 * lane;
-  pre.sbase = pre.wbase - 12 * lane;  // the scale slots: 4 bytes per lane
-  if (R4L_PRE_TAIL) {
-    // the split's last batches, never its first (in registers already)
-    const int nb = (kb_end - kb_begin + R4_ST - 1) / R4_ST;
-    pre.kb_pre = kb_begin + max(1, nb - R4L_PRE_N / R4_ST) * R4_ST;
-  }
-  pre.kb_pre_end = pre.kb_pre + R4L_PRE_N;
-  if (R4L_PRE_DIAG == 0) r4l_pre_copy(pre.wbase, pre.sbase, wp, sp, pre.kb_pre, kb_last, G, g);
-  if (R4L_PRE_DIAG != 0) {
-    pre.kb_pre = 1 << 30;  // never reached
-    if (M < 0) asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(pre.wbase), "r"(0u) : "memory");
-  }
-#endif
 #if R4L_L2PF > 0
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p) {
@@ -644,20 +555,17 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
-#if R4L_PRE_N > 0
-  if (!R4L_PRE_TAIL) r4_cp_async_wait<0>();  // the lane's own copies (read back by it only)
-#endif
 
 #if R4L_STATIC_LIVE
   // One instance per live count where it is cheap (MB 1: 1 or 2 sub-tiles), else the full one.
   if (live == R4L_MSUB)
-    r4l_mainloop<R4L_MSUB>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, pre, part, acc);
+    r4l_mainloop<R4L_MSUB>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
   else if (R4L_MSUB == 2)
-    r4l_mainloop<1>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, pre, part, acc);
+    r4l_mainloop<1>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
   else
-    r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, pre, part, acc);
+    r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
 #else
-  r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, pre, part, acc);
+  r4l_mainloop<0>(b0, b1, wp, sp, arow, live, kb_begin, kb_end, G, g, part, acc);
 #endif
   if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
 
