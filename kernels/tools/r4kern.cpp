@@ -412,6 +412,7 @@ class Driver {
     const auto cold = cold_copies(w.wq, wq_bytes, w.wsz, ws_bytes, pool);
     auto a = make_acts(s.m, s.k, 5);
     auto& qk = ver.quant_act_fp8_kernel();
+    fp8_quant_ = &qk;
     launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), act_order(v.id, c),
                          *stream_);
     gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
@@ -444,6 +445,7 @@ class Driver {
         static_cast<double>(weight_bytes(s.n, s.k)) / (t.median_us * 1e3),
         res.resources.count(kname) ? res.resources.at(kname).registers : -1, tp.median_us,
         tpp.median_us, cluster_note(k, v.id, c, arch_, s));
+    print_race_style(v, c, sh, s, k, cold, a, defs);
     return 0;
   }
 
@@ -568,7 +570,8 @@ class Driver {
                         gpu::Kernel& k, const ColdCopies& cold, const Acts& a,
                         const std::string& defs) {
     const auto n = cold.wq.size();
-    const bool a8 = v.id == KernelId::gemm_w4a8_nt;
+    const bool a8 = v.id != KernelId::gemm_w4a16_nt;  // a one-byte kind: quantiser + GEMM
+    const bool fp8 = v.id == KernelId::gemm_w4a8fp8_nt || v.id == KernelId::gemm_mxfp4a8fp8_nt;
     const auto in_bytes = static_cast<std::size_t>(s.m * s.k) * 2;  // bf16 or f16
     const gpu::DevicePtr src = a8 || v.a_bf16 ? a.d_bf16.get() : a.d_f16.get();
     std::vector<gpu::DeviceBuffer> in, q, sa, out;
@@ -580,7 +583,9 @@ class Driver {
       out.emplace_back(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
     }
     stream_->synchronize();
-    auto& qk = kernel("quant_act");
+    // quant_act_fp8 is built by the fp8 kinds' Verifier (run_one_fp8), quant_act by run_one.
+    gpu::Kernel* qk = nullptr;
+    if (a8) qk = fp8 ? fp8_quant_ : &kernel("quant_act");
     const auto t = time_graph(
         *ctx_, *stream_, static_cast<int>(n),
         [&](int e) {
@@ -590,14 +595,19 @@ class Driver {
                               workspace_.get(), *stream_);
             return;
           }
-          launch_qa(qk, s, in[u].get(), q[u].get(), sa[u].get(), act_order(v.id, c));
-          launch_gemm_w4a8(k, c, arch_, s, q[u].get(), sa[u].get(), cold.at(e), out[u].get(),
-                           workspace_.get(), *stream_, a8_gemm_options(arch_));
+          if (fp8)
+            launch_quant_act_fp8(*qk, s, in[u].get(), q[u].get(), sa[u].get(), act_order(v.id, c),
+                                 *stream_);
+          else
+            launch_qa(*qk, s, in[u].get(), q[u].get(), sa[u].get(), act_order(v.id, c));
+          launch_gemm_a8(v.id, k, c, arch_, s, q[u].get(), sa[u].get(), cold.at(e), out[u].get(),
+                         workspace_.get(), *stream_, a8_gemm_options(arch_));
         },
         TimingSpec{2, 11, 24});
     fmt::print(
         "one {} {} {} M={}{}: as a race times it (activations and outputs pooled{}): {:.2f} us\n",
-        v.label, to_string(c), sh.name, s.m, defs, a8 ? ", quant_act + gemm under PDL" : "",
+        v.label, to_string(c), sh.name, s.m, defs,
+        a8 ? fp8 ? ", quant_act_fp8 + gemm under PDL" : ", quant_act + gemm under PDL" : "",
         t.median_us);
   }
 
@@ -778,6 +788,7 @@ class Driver {
   gpu::Arch arch_;
   std::map<std::string, Built> built_;
   unsigned qa_threads_ = 256;
+  gpu::Kernel* fp8_quant_ = nullptr;  // run_one_fp8's quant_act_fp8 (its Verifier owns it)
   gpu::DeviceBuffer workspace_, result_;
   std::map<std::string, float> max_ratio_;
   int gpu_ref_checked_ = 0;
