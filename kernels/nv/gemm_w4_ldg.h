@@ -158,20 +158,16 @@
 #define R4L_L2PF 0
 #endif
 
-// A static shared-memory reservation of R4L_SMEM_PAD bytes per block that nothing reads: it only
-// changes the shared-memory carveout the driver configures for the kernel (ncu, H200: "Shared
-// Memory Configuration Size" 65.5 -> 135 KiB with 12 KiB reserved on w4a8 (4, 2, 1, 1, 0, 2)).
-// Measured (docs/PERF.md "Session 22", r4kern --one, H200): on the w4a8 split-K configs, whose
-// cluster launches hold a few KiB of dynamic shared memory, any reservation of 3-24 KiB left the
-// GEMM alone within +-1% but made quant_act + GEMM under PDL (kernels::a8_gemm_options, how the
-// races and r4d run it) 0.15-0.65 us faster (race-style: gate_up M = 1 16.45 -> 15.79-15.91,
-// hidden_proj M = 1 5.08 -> 4.58, down M = 16 13.65 -> 13.15-13.22, kernel_proj M = 64 9.55 ->
-// 9.35); with SK 1 (no cluster, no dynamic shared memory) it cost (gate_up M = 32 GEMM alone
-// 27.35 -> 27.78-28.15 us: the L1 the carveout takes). Why the pair gains is not established; the
-// carveout is the one difference ncu shows. So: on for w4a8 with SK > 1, 8 KiB (--define
-// R4L_SMEM_PAD=0 / N for A/B runs; the fp8-activation kinds are not measured yet).
-#ifndef R4L_SMEM_PAD
-#define R4L_SMEM_PAD (R4_ACT_KIND == 2 && R4_SK > 1 ? 8192 : 0)
+// Where griddepcontrol.wait lands in the SASS. The prologue issues the first batch's weight loads
+// and then waits (weights never come from an earlier kernel), so that under PDL they stream while
+// the previous kernel (the quantiser of a w4a8 pair) finishes. ptxas does not keep that order: in
+// nvcc 13.0's sm_90a SASS of w4a8 (4, 2, 1, 1, 0, 2) the wait (ACQBULK) is the kernel's fourth
+// instruction, before every load (session 22, cuobjdump on the H200), so the loads wait for the
+// previous grid. R4L_WAIT_FENCE keeps them before it: 0 none (as before session 22); 1 a store
+// to shared memory behind a branch that never runs (M < 0), between the loads and the wait; 2 the
+// wait itself behind a branch (M > 0, always true); 3 a trap behind a branch that never runs.
+#ifndef R4L_WAIT_FENCE
+#define R4L_WAIT_FENCE 1
 #endif
 
 #define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
@@ -528,13 +524,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
         part[p][j][e] = 0;
       }
 
-#if R4L_SMEM_PAD > 0
-  {
-    __shared__ __align__(16) char r4l_pad[R4L_SMEM_PAD];
-    // An empty asm that takes its address keeps the reservation in the kernel.
-    asm volatile("" ::"r"(r4_saddr_of(r4l_pad)));
-  }
-#endif
   // Prologue, shaped for programmatic dependent launch: the first batch's weights, then the wait
   // for the previous kernel (it may still be writing the activations), then its activations.
   const int kb_last = kb_end - 1;
@@ -552,7 +541,17 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
       if (from + off < to) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(tile + from + off));
   }
 #endif
-  if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
+#if R4L_WAIT_FENCE == 1
+  {
+    extern __shared__ __align__(16) char r4l_fence_smem[];
+    if (M < 0)
+      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(r4_saddr_of(r4l_fence_smem)), "r"(0u)
+                   : "memory");
+  }
+#elif R4L_WAIT_FENCE == 3
+  if (M < 0) asm volatile("trap;\n" ::: "memory");
+#endif
+  if (!R4_TEST_PDL_LATE_WAIT && (R4L_WAIT_FENCE != 2 || M > 0)) r4_pdl_wait();
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
 
