@@ -3,6 +3,7 @@
 # the PDL wait) shortened the w4a8 pairs by ~0.45 us; call 3's SASS shows why: ptxas put
 # griddepcontrol.wait (ACQBULK) first, before every weight load. Here: where the wait lands for
 # each R4L_WAIT_FENCE (scripts/device/sass_wait.sh), and the pair / race-style times of each.
+# (Values 2 and 3 exist only in 3158311's kernels/nv/gemm_w4_ldg.h; the final header keeps 0 and 1.)
 set -u
 R4_SW_CONFIGS="gemm_w4a8_nt:4,2,1,1,0,2,2 gemm_w4a8_nt:2,4,1,1,0,2,2 gemm_w4a8_nt:4,8,1,2,1,2,2 gemm_w4a16_nt:2,16,1,1,1,2,4:-DR4_A_BF16=1 gemm_mxfp4a8fp8_nt:4,8,1,1,1,2,4 gemm_w4a8fp8_nt:4,8,1,1,1,2,2 gemm_w4a8_nt:8,1,4,2,1,1,4" \
   bash scripts/device/sass_wait.sh > $OUT/sass-wait.txt 2>&1
