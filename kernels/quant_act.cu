@@ -20,11 +20,6 @@
 #ifndef R4_QA_VEC
 #define R4_QA_VEC 8
 #endif
-#ifndef R4_QA_SMEM_PAD
-// EXPERIMENT ONLY (session 22): static shared bytes that nothing reads, to see whether the
-// quantiser's shared-memory carveout is what R4L_SMEM_PAD (kernels/nv/gemm_w4_ldg.h) changes
-#define R4_QA_SMEM_PAD 0
-#endif
 #ifndef R4_QA_LEGACY
 // EXPERIMENT ONLY: 1 is the two-pass loop of sessions 1-10 (A/B, session 11)
 #define R4_QA_LEGACY 0
@@ -46,19 +41,13 @@ struct R4QuantS8 {
 };
 
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
-    quant_act(const u16* __restrict__ A,  // [M, K] bf16 bits
-              i8* __restrict__ Aq,        // [M, K] int8
-              float* __restrict__ sa,     // [M] f32
+    quant_act(const u16* __restrict__ A,   // [M, K] bf16 bits
+              i8* __restrict__ Aq,         // [M, K] int8
+              float* __restrict__ sa,      // [M] f32
               int M, int K,
               int order) {  // 0 natural, 1 the sm90a GEMMs' order (kernels/quant_row.h)
   // Under programmatic dependent launch (kernels/prelude.h): A is the previous kernel's output, so
   // wait before reading it; then let the next kernel (the w4a8 GEMM) start streaming its weights.
-#if R4_QA_SMEM_PAD > 0 && defined(R4_NV)
-  {
-    __shared__ __align__(16) char r4_qa_pad[R4_QA_SMEM_PAD];
-    asm volatile("" ::"r"(r4_saddr_of(r4_qa_pad)));
-  }
-#endif
   r4_pdl_wait();
   r4_pdl_launch_dependents();  // after the wait: the GEMM that follows starts no earlier than A is
                                // complete (a trigger at entry let it launch during the GEMM before)
@@ -66,6 +55,5 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
   if (row >= M) return;
   u32* dst = reinterpret_cast<u32*>(Aq + (i64)row * K);
   constexpr int kVec = R4_QA_LEGACY ? 0 : R4_QA_VEC;
-  r4_quant_row_fit<R4_QA_THREADS, kVec>(A + (i64)row * K, K, 127.0f, dst, sa + row, R4QuantS8{},
-                                        order);
+  r4_quant_row_fit<R4_QA_THREADS, kVec>(A + (i64)row * K, K, 127.0f, dst, sa + row, R4QuantS8{}, order);
 }

@@ -158,23 +158,6 @@
 #define R4L_L2PF 0
 #endif
 
-// Where griddepcontrol.wait lands in the SASS. The prologue issues the first batch's weight loads
-// and then waits (weights never come from an earlier kernel), so that under PDL they stream while
-// the previous kernel (the quantiser of a one-byte pair) finishes. ptxas does not keep that order
-// by itself: in nvcc 13.0's sm_90a SASS of every ldg kind the wait (ACQBULK) is among the first
-// ten instructions, before every load (scripts/device/sass_wait.sh on the H200, docs/PERF.md
-// "Session 22"), so the prologue's loads waited for the previous grid like all the others.
-// R4L_WAIT_FENCE 1 puts a shared-memory store behind a branch that never runs (M < 0) between the
-// loads and the wait, which keeps the batch's loads (10-28 in the SASS) before the wait.
-// Measured (race-style quantiser + GEMM under PDL, us): w4a8 gate_up M = 1 16.49 -> 16.01, down
-// M = 16 13.65 -> 13.13, hidden_proj M = 1 5.09 -> 4.66, kernel_proj M = 64 9.56 -> 9.35, MXFP4
-// qkv M = 16 11.84 -> 11.48; the GEMM alone unchanged. On for the one-byte kinds, whose races run
-// under PDL; off for the 16-bit ones, whose races run plainly, where w4a16 (4, 2, 1, 1, 0, 2)
-// gate_up M = 1 alone read 21.22 -> 21.69 with it (--define R4L_WAIT_FENCE=0/1 for A/B runs).
-#ifndef R4L_WAIT_FENCE
-#define R4L_WAIT_FENCE (R4_ACT_KIND >= 2)
-#endif
-
 #define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
 #define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
 #define R4L_AV (R4L_A8 ? 1 : 2)      // 16-byte activation vectors per lane per block
@@ -546,14 +529,14 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
       if (from + off < to) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(tile + from + off));
   }
 #endif
-#if R4L_WAIT_FENCE
-  {
-    extern __shared__ __align__(16) char r4l_fence_smem[];  // the launch's dynamic shared memory
-    if (M < 0)
-      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(r4_saddr_of(r4l_fence_smem)), "r"(0u)
-                   : "memory");
-  }
-#endif
+  // In the SASS this wait is not where the source puts it: nvcc 13.0 / ptxas place it (ACQBULK)
+  // among the kernel's first ten instructions, before every load, in every ldg kind
+  // (scripts/device/sass_wait.sh on the H200, docs/PERF.md "Session 22"), so the first batch's
+  // weights do not stream while the previous kernel finishes. A never-taken branch between the
+  // loads and the wait keeps them before it, but then ptxas also hoists the ld.global.nc
+  // activation loads above the wait, which reads a previous kernel's output early: the PDL step
+  // chain and r4d's graph replay failed their checks (session 22, call 8). Keeping the weights
+  // ahead needs coherent (not .nc) activation loads or another order fence; not done yet.
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();

@@ -1,4 +1,6 @@
 # Session 22, call 1: R4L_PRE (kernels/nv/gemm_w4_ldg.h: the R4L_PRE 64-K blocks after the first
+# (R4L_PRE, R4L_PRE_TAIL and R4L_PRE_DIAG exist only in kernels/nv/gemm_w4_ldg.h of 3860a1d..b3179c8:
+# the experiment measured slower and was removed; docs/PERF.md "Session 22".)
 # batch copied into shared memory before the PDL wait) at 4 and 8 blocks, against the define
 # unset, on the w4a8 ldg winners of the committed fixture (M = 1..64) and one w4a16 config (no
 # quantiser: what the copies cost a GEMM alone). r4kern --one: every config checked against the

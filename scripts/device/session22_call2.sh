@@ -1,4 +1,6 @@
 # Session 22, call 2: R4L_PRE with R4L_PRE_TAIL=1 (the split's LAST blocks copied into shared
+# (R4L_PRE, R4L_PRE_TAIL and R4L_PRE_DIAG exist only in kernels/nv/gemm_w4_ldg.h of 3860a1d..b3179c8:
+# the experiment measured slower and was removed; docs/PERF.md "Session 22".)
 # memory before the PDL wait; call 1's leading blocks left each warp a round trip with nothing in
 # flight) at 4 and 8 blocks, against the define unset. r4kern --one as in call 1.
 set -u

@@ -1,4 +1,6 @@
 # Session 22, call 5: call 4 found the GEMM alone unchanged with only R4L_PRE's static shared
+# (R4L_PRE, R4L_PRE_TAIL and R4L_PRE_DIAG exist only in kernels/nv/gemm_w4_ldg.h of 3860a1d..b3179c8:
+# the experiment measured slower and was removed; docs/PERF.md "Session 22".)
 # slots (R4L_PRE_DIAG=3) but the quant_act + GEMM pair under PDL 0.2-0.4 us faster (gate_up M = 1,
 # down M = 16, o_proj M = 64). Is it repeatable, and does it depend on the slots' size (2, 4, 8
 # blocks: 6, 12, 24 KiB at WV 4, NPW 1)? More w4a8 pair configs (M = 1..64).

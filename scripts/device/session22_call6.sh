@@ -1,4 +1,5 @@
 # Session 22, call 6 (binaries packed after the R4L_SMEM_PAD commit): the acceptance sweeps
+# (R4L_SMEM_PAD and R4_QA_SMEM_PAD exist only in 368e399..1ca877e: no effect, removed.)
 # (dflash cold, llama3-8b cold; no warm run, for device time), then the pad's A/B on four w4a8
 # configs (the default against R4L_SMEM_PAD=0, and against the pad moved to quant_act,
 # R4_QA_SMEM_PAD: is it the pair's other kernel's carveout?), and on three MXFP4 ldg configs (no
