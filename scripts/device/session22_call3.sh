@@ -1,8 +1,8 @@
 # Session 22, call 3: why R4L_PRE slows the GEMM alone (calls 1-2: w4a8 (4, 2, 1, 1, 0, 2)
-# (R4L_PRE, R4L_PRE_TAIL and R4L_PRE_DIAG exist only in kernels/nv/gemm_w4_ldg.h of 3860a1d..b3179c8:
-# the experiment measured slower and was removed; docs/PERF.md "Session 22".)
 # gate_up M = 1 14.88 -> 16.18 us at R4L_PRE=4 R4L_PRE_TAIL=1). Nsight Compute on both
 # (scripts/device/stalls.sh), and nvcc's sm_90a SASS of both builds under $OUT/sass-*.txt.
+# (R4L_PRE, R4L_PRE_TAIL and R4L_PRE_DIAG exist only in kernels/nv/gemm_w4_ldg.h of 3860a1d..b3179c8:
+# the experiment measured slower and was removed; docs/PERF.md "Session 22".)
 set -u
 source scripts/device/env.sh
 R4_NCU_CONFIGS="w4a8:4,2,1,1,0,2,2@gate_up@1 w4a8:4,2,1,1,0,2,2@gate_up@1@R4L_PRE=4+R4L_PRE_TAIL=1" \

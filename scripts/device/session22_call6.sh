@@ -1,9 +1,9 @@
 # Session 22, call 6 (binaries packed after the R4L_SMEM_PAD commit): the acceptance sweeps
-# (R4L_SMEM_PAD and R4_QA_SMEM_PAD exist only in 368e399..1ca877e: no effect, removed.)
 # (dflash cold, llama3-8b cold; no warm run, for device time), then the pad's A/B on four w4a8
 # configs (the default against R4L_SMEM_PAD=0, and against the pad moved to quant_act,
 # R4_QA_SMEM_PAD: is it the pair's other kernel's carveout?), and on three MXFP4 ldg configs (no
 # cluster launch: does the pad help them?). The race-style line now covers the fp8 kinds too.
+# (R4L_SMEM_PAD and R4_QA_SMEM_PAD exist only in 368e399..1ca877e: no effect, removed.)
 set -u
 B=.device/bin
 R4_SKIP_WARM=1 bash scripts/device/sweeps.sh > $OUT/sweeps-stdout.txt 2>&1

@@ -1,9 +1,9 @@
 # Session 22, call 8 (binaries packed at the R4L_WAIT_FENCE commit): the acceptance sweeps
+# (dflash cold, llama3-8b cold; no warm run: device time), then every gpu-labelled test and r4d
+# (r4d_bench against the committed tables' rows, compiled into these binaries; one device call
+# was all the time left allowed).
 # (At cd244bb R4L_WAIT_FENCE was on for the one-byte kinds; this call found the PDL step chain,
 # r4d's graph replay and the torch test failing with it, and it was removed: docs/PERF.md.)
-# (dflash cold, llama3-8b cold; no warm run: device time), then every gpu-labelled test and r4d
-# (r4d_bench against the committed tables' rows, compiled into these binaries before the fixture
-# was refreshed from this call's sweep: one device call is all the time left allows).
 set -u
 B=.device/bin
 R4_SKIP_WARM=1 bash scripts/device/sweeps.sh > $OUT/sweeps-stdout.txt 2>&1
