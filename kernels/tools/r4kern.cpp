@@ -564,7 +564,8 @@ class Driver {
   // activations come from DRAM too. That costs little beside a GEMM's own cold weight loads, but a
   // w4a8 pair's quantiser waits for its input before the GEMM can read anything: the sweep's pair
   // times ran ~0.8 us above r4kern's (docs/PERF.md "Session 21"). This line times the config
-  // exactly as a race does (w4a8: quant_act + GEMM under kernels::a8_gemm_options), so that an
+  // exactly as a race does (a one-byte kind: its quantiser, quant_act or quant_act_fp8, + GEMM
+  // under kernels::a8_gemm_options; the fp8 kinds since session 22), so that an
   // A/B run predicts the sweep.
   void print_race_style(const Variant& v, const Config& c, const SeedShape& sh, const Shape& s,
                         gpu::Kernel& k, const ColdCopies& cold, const Acts& a,
