@@ -375,7 +375,8 @@ class Driver {
           "us\n",
           v->label, to_string(c), sh->name, s.m, defs, tq.median_us, tp.median_us, tpp.median_us);
     }
-    print_race_style(*v, c, *sh, s, k, cold, a, defs);
+    print_race_style(*v, c, *sh, s, k, cold, a, defs,
+                     v->id == KernelId::gemm_w4a8_nt ? &kernel("quant_act") : nullptr);
     return 0;
   }
 
@@ -412,7 +413,6 @@ class Driver {
     const auto cold = cold_copies(w.wq, wq_bytes, w.wsz, ws_bytes, pool);
     auto a = make_acts(s.m, s.k, 5);
     auto& qk = ver.quant_act_fp8_kernel();
-    fp8_quant_ = &qk;
     launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), act_order(v.id, c),
                          *stream_);
     gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
@@ -445,7 +445,7 @@ class Driver {
         static_cast<double>(weight_bytes(s.n, s.k)) / (t.median_us * 1e3),
         res.resources.count(kname) ? res.resources.at(kname).registers : -1, tp.median_us,
         tpp.median_us, cluster_note(k, v.id, c, arch_, s));
-    print_race_style(v, c, sh, s, k, cold, a, defs);
+    print_race_style(v, c, sh, s, k, cold, a, defs, &qk);
     return 0;
   }
 
@@ -569,7 +569,7 @@ class Driver {
   // A/B run predicts the sweep.
   void print_race_style(const Variant& v, const Config& c, const SeedShape& sh, const Shape& s,
                         gpu::Kernel& k, const ColdCopies& cold, const Acts& a,
-                        const std::string& defs) {
+                        const std::string& defs, gpu::Kernel* qk) {  // qk: the quantiser, or null
     const auto n = cold.wq.size();
     const bool a8 = v.id != KernelId::gemm_w4a16_nt;  // a one-byte kind: quantiser + GEMM
     const bool fp8 = v.id == KernelId::gemm_w4a8fp8_nt || v.id == KernelId::gemm_mxfp4a8fp8_nt;
@@ -584,9 +584,6 @@ class Driver {
       out.emplace_back(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
     }
     stream_->synchronize();
-    // quant_act_fp8 is built by the fp8 kinds' Verifier (run_one_fp8), quant_act by run_one.
-    gpu::Kernel* qk = nullptr;
-    if (a8) qk = fp8 ? fp8_quant_ : &kernel("quant_act");
     const auto t = time_graph(
         *ctx_, *stream_, static_cast<int>(n),
         [&](int e) {
@@ -789,7 +786,6 @@ class Driver {
   gpu::Arch arch_;
   std::map<std::string, Built> built_;
   unsigned qa_threads_ = 256;
-  gpu::Kernel* fp8_quant_ = nullptr;  // run_one_fp8's quant_act_fp8 (its Verifier owns it)
   gpu::DeviceBuffer workspace_, result_;
   std::map<std::string, float> max_ratio_;
   int gpu_ref_checked_ = 0;
