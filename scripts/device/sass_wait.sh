@@ -4,7 +4,9 @@
 # "file:WV,SK,MB,NPW,NT,GEN,ST[:extra -D flags joined by +]" ...; R4_SW_DEFINES: alternative
 # define sets to compare, '|' between sets, '+' inside one (default: one empty set). One line
 # each: the wait's instruction index and how many global loads (LDG, LDGSTS, UBLKCP, UTMALDG)
-# precede it. Session 22 (docs/PERF.md) ran it with the R4L_WAIT_FENCE define of 3158311.
+# precede it, and those loads by opcode (weights and scales: .CONSTANT; activations with
+# R4L_DEP_LD: plain LDG, which must not appear before the wait). Session 22 (docs/PERF.md) ran
+# it with the R4L_WAIT_FENCE define of 3158311.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 for one in ${R4_SW_CONFIGS:-}; do
@@ -17,7 +19,12 @@ for one in ${R4_SW_CONFIGS:-}; do
     nvcc -arch=sm_90a -cubin -I . $d ${set//+/ } -o /tmp/sw.cubin "kernels/$file.cu" 2>&1 | head -3
     cuobjdump -sass /tmp/sw.cubin | grep -E '^\s+/\*[0-9a-f]{4}\*/' | awk -v n="$file ($tuple) $extra $set" '
       /ACQBULK/ && !w { w = NR; before = loads }
-      /LDG|LDGSTS|UBLKCP|UTMALDG/ { loads++ }
-      END { printf "%s: wait at instruction %d, %d global loads before it, %d in all\n", n, w, before, loads }'
+      match($0, /(LDG|LDGSTS|UBLKCP|UTMALDG)[A-Z0-9._]*/) {
+        loads++; op = substr($0, RSTART, RLENGTH); if (!w) pre[op]++
+      }
+      END {
+        printf "%s: wait at instruction %d, %d global loads before it, %d in all\n", n, w, before, loads
+        for (op in pre) printf "    before the wait: %d x %s\n", pre[op], op
+      }'
   done
 done
