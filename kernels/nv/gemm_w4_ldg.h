@@ -158,6 +158,62 @@
 #define R4L_L2PF 0
 #endif
 
+// Where griddepcontrol.wait lands in the SASS. The prologue issues the first batch's weight loads
+// and then waits (weights never come from an earlier kernel), so that under PDL they stream while
+// the previous kernel (the quantiser of a one-byte pair) finishes. ptxas does not keep that order
+// by itself: in nvcc 13.0's sm_90a SASS of every ldg kind the wait (ACQBULK) is among the first
+// ten instructions, before every load (scripts/device/sass_wait.sh on the H200, docs/PERF.md
+// "Session 22"). R4L_WAIT_FENCE 1 puts, between the loads and the wait, a shared-memory store
+// behind a branch that never runs (M < 0) whose value uses every weight and scale dword of the
+// batch, so ptxas cannot sink those loads below it; in the SASS they, and only they, precede the
+// wait (LDG.E.NA.128.CONSTANT, LDG.E.CONSTANT; session 23, call 3). Two things it needs, each
+// learnt from a build that lacked it (docs/PERF.md "Session 22", "Session 23"):
+//  - R4L_DEP_LD: what an earlier kernel wrote (activations, their row scales) read with weak
+//    coherent ld.global. With ld.global.nc, which promises data that nothing writes while the
+//    kernel runs (untrue under PDL), ptxas hoisted the activation loads above the wait, and the
+//    PDL step chain, r4d's graph replay and the torch test read stale activations (cd244bb).
+//  - the store's use of the weights: a store of 0 let ptxas sink the weight loads below the wait
+//    once the activation loads were coherent (56e5fd4), which kept only the scale loads ahead.
+// Race-style pairs under PDL (H200, us, off -> on): w4a8 gate_up M = 1 16.36 -> 15.94, M = 8
+// 16.84 -> 16.62, down M = 16 13.63 -> 13.29, hidden_proj M = 1 5.09 -> 4.78, kernel_proj M = 64
+// 9.66 -> 9.54, MXFP4 qkv M = 16 11.79 -> 11.67. On for w4a8 and MXFP4; off for w4a8fp8, whose
+// GEMM alone ran 9% slower with any fence (gate_up M = 1 28.66 -> 31.46), and for the 16-bit
+// kinds, whose races run plainly (w4a16 gate_up M = 1 alone 21.22 -> 21.69 with session 22's).
+// --define R4L_WAIT_FENCE=0/1 for A/B runs.
+#ifndef R4L_WAIT_FENCE
+#define R4L_WAIT_FENCE (R4_ACT_KIND == 2 || R4_ACT_KIND == 4)
+#endif
+#ifndef R4L_DEP_LD
+#define R4L_DEP_LD R4L_WAIT_FENCE
+#endif
+#if R4L_WAIT_FENCE && !R4L_DEP_LD
+#error "R4L_WAIT_FENCE needs R4L_DEP_LD: ptxas hoists .nc activation loads above the PDL wait"
+#endif
+
+// 16 activation bytes an earlier kernel wrote (see R4L_DEP_LD).
+__device__ inline u32x4 r4l_ld_a16(const void* p) {
+#if R4L_DEP_LD
+  u32x4 v;
+  asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+#else
+  return r4_ld_act16(p);
+#endif
+}
+
+// One f32 row scale of the one-byte activations (written by the quantiser: see R4L_DEP_LD).
+__device__ inline float r4l_ld_sa(const float* p) {
+#if R4L_DEP_LD
+  float v;
+  asm volatile("ld.global.f32 %0, [%1];\n" : "=f"(v) : "l"(p));
+  return v;
+#else
+  return *p;
+#endif
+}
+
 #define R4L_MSUB (2 * R4_MB)         // 8-row activation sub-tiles per block
 #define R4L_A8 (R4_ACT_KIND >= 2)    // one-byte activations (int8, e4m3)
 #define R4L_AV (R4L_A8 ? 1 : 2)      // 16-byte activation vectors per lane per block
@@ -175,8 +231,13 @@ typedef float r4l_part_t;
 // The lane's activation bytes of one 64-K block for the MXFP4 layout: k 8t..8t+7 (.x, .y: step
 // 0) and 32+8t..32+8t+7 (.z, .w: step 1).
 __device__ inline void r4l_ld_act8x2(u32x4& v, const char* p) {
+#if R4L_DEP_LD
+  asm volatile("ld.global.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  asm volatile("ld.global.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.z), "=r"(v.w) : "l"(p + 32));
+#else
   asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "l"(p));
   asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.z), "=r"(v.w) : "l"(p + 32));
+#endif
 }
 
 // One batch of a warp's loads: R4_ST consecutive 64-K blocks of its NPW tiles (one 16-byte
@@ -236,7 +297,7 @@ __device__ inline void r4l_load_acts(R4LBatch& b, const char* const (&arow)[R4L_
 #else
 #pragma unroll
         for (int v = 0; v < R4L_AV; ++v)
-          b.a[u][j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
+          b.a[u][j][v] = r4l_ld_a16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
 #endif
       }
   }
@@ -271,7 +332,7 @@ __device__ inline void r4l_compute(const R4LBatch& b, const char* const (&arow)[
         if (j < live) {
 #pragma unroll
           for (int v = 0; v < R4L_AV; ++v)
-            ja[j][v] = r4_ld_act16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
+            ja[j][v] = r4l_ld_a16(arow[j] + (i64)kb * R4L_BPB + 16 * v);
         }
 #define R4L_ACT(u, j, v) ja[j][v]
 #else
@@ -529,18 +590,22 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
       if (from + off < to) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(tile + from + off));
   }
 #endif
-  // In the SASS this wait is not where the source puts it: nvcc 13.0 / ptxas place it (ACQBULK)
-  // among the kernel's first ten instructions, before every load, in every ldg kind
-  // (scripts/device/sass_wait.sh on the H200, docs/PERF.md "Session 22"), so the first batch's
-  // weights do not stream while the previous kernel finishes. A never-taken branch between the
-  // loads and the wait keeps them before it, but then ptxas also hoists the ld.global.nc
-  // activation loads above the wait, which reads a previous kernel's output early: the PDL step
-  // chain and r4d's graph replay failed their checks (session 22, call 8). With the branch and
-  // coherent ld.global activation and row-scale loads (56e5fd4, session 23 call 1) every check
-  // passed and no activation load preceded the wait, but neither did the weights: only the
-  // batch's scale loads did (LDG.E.U16.CONSTANT). Race-style pairs of w4a8 and MXFP4 gained
-  // 0.02-0.27 us, w4a8fp8 gate_up M = 1 lost 2.56 (its GEMM alone 9% slower: docs/PERF.md
-  // "Session 23"). Not kept.
+#if R4L_WAIT_FENCE
+  {
+    extern __shared__ __align__(16) char r4l_fence_smem[];  // the launch's dynamic shared memory
+    if (M < 0) {  // never: keeps the batch's loads before the wait (see R4L_WAIT_FENCE)
+      u32 x = 0u;
+#pragma unroll
+      for (int u = 0; u < R4_ST; ++u)
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p)
+          x ^= b0.w[u][p].x ^ b0.w[u][p].y ^ b0.w[u][p].z ^ b0.w[u][p].w ^ b0.s[u][p][0] ^
+               (R4_ACT_KIND == 4 ? 0u : b0.s[u][p][1]);
+      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(r4_saddr_of(r4l_fence_smem)), "r"(x)
+                   : "memory");
+    }
+  }
+#endif
   if (!R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
   r4l_load_acts<false>(b0, arow, live, kb_begin, kb_last);
   if (R4_TEST_PDL_LATE_WAIT) r4_pdl_wait();
@@ -569,8 +634,8 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   for (int j = 0; j < R4L_MSUB; ++j) {
     const int m = m_base + 8 * j + 2 * t;
 #if R4L_A8
-    const float sa0 = m < M ? sa[m] : 0.0f;
-    const float sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
+    const float sa0 = m < M ? r4l_ld_sa(sa + m) : 0.0f;
+    const float sa1 = m + 1 < M ? r4l_ld_sa(sa + m + 1) : 0.0f;
 #else
     const float sa0 = 1.0f, sa1 = 1.0f;
 #endif
