@@ -190,7 +190,8 @@
 #error "R4L_WAIT_FENCE needs R4L_DEP_LD: ptxas hoists .nc activation loads above the PDL wait"
 #endif
 
-// 16 activation bytes an earlier kernel wrote (see R4L_DEP_LD).
+// 16 activation bytes an earlier kernel wrote (see R4L_DEP_LD). Not r4_ld_cg16 (prelude.h), the
+// quantisers' coherent load: .cg skips L1, and every warp of the block reads these same bytes.
 __device__ inline u32x4 r4l_ld_a16(const void* p) {
 #if R4L_DEP_LD
   u32x4 v;
