@@ -5,8 +5,8 @@
 # define sets to compare, '|' between sets, '+' inside one (default: one empty set). One line
 # each: the wait's instruction index and how many global loads (LDG, LDGSTS, UBLKCP, UTMALDG)
 # precede it, and those loads by opcode (weights and scales: .CONSTANT; activations with
-# R4L_DEP_LD: plain LDG, which must not appear before the wait). Sessions 22 and 23 (docs/PERF.md) ran
-# it with R4L_WAIT_FENCE define sets.
+# R4L_DEP_LD: plain LDG, which must not appear before the wait). Sessions 22 and 23
+# (docs/PERF.md) ran it with R4L_WAIT_FENCE define sets.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 for one in ${R4_SW_CONFIGS:-}; do
