@@ -17,5 +17,18 @@ for f in pre2-ab tpipe-ab; do
   echo "== $f"
   grep -E "us \(|race|error|FAIL" $OUT/$f.txt | sed -e 's/ (activations and outputs pooled[^)]*)//' -e 's/, cluster split-K.*//' -e 's/ ([0-9]* GB\/s)//' | cut -c1-160
 done
+# SASS kept for reading here (no cuobjdump on this side): w4a8fp8 ldg with the fence off / on
+# (why its GEMM alone ran 9% slower with it, session 23), the sm90a TPIPE pair.
+mkdir -p /tmp/sass
+for fe in 0 1; do
+  nvcc -arch=sm_90a -cubin -I . -DR4_WV=4 -DR4_SK=8 -DR4_MB=1 -DR4_NPW=1 -DR4_NT=1 -DR4_GEN=2 -DR4_ST=2 \
+    -DR4L_WAIT_FENCE=$fe -o /tmp/sass/f.cubin kernels/gemm_w4a8fp8_nt.cu && cuobjdump -sass /tmp/sass/f.cubin > /tmp/sass/w4a8fp8-fence$fe.sass
+done
+for tp in 0 1; do
+  nvcc -arch=sm_90a -cubin -I . -DR4_WV=8 -DR4_SK=1 -DR4_MB=4 -DR4_NPW=2 -DR4_NT=1 -DR4_GEN=1 -DR4_ST=4 \
+    -DR4G_TPIPE=$tp -o /tmp/sass/t.cubin kernels/gemm_w4a8_nt.cu && cuobjdump -sass /tmp/sass/t.cubin > /tmp/sass/w4a8-sm90a-tpipe$tp.sass
+done
+tar -czf $OUT/sass.tar.gz -C /tmp/sass --exclude='*.cubin' . ; rm -f $OUT/ab.log
+wc -l /tmp/sass/*.sass
 tar -xJf tests/fixtures/h200-dflash-2026-11-30.db.tar.xz -C $B && tar -cf $B/src.tar --exclude=./.device . && \
   bash scripts/device/gpu_tests.sh; R4D_GTESTS_DONE=1 R4D_SKIP_EXAMPLE=1 bash scripts/device/r4d.sh
