@@ -186,16 +186,6 @@
 #ifndef R4L_DEP_LD
 #define R4L_DEP_LD R4L_WAIT_FENCE
 #endif
-// EXPERIMENT (session 24): R4L_PRE2 1 also issues the second batch's weights (b1, which the main
-// loop's first iteration would load) before the wait, under the same fence, so that twice the
-// bytes stream while the quantiser of a pair finishes; the main loop's first iteration then loads
-// only b1's activations (r4l_mainloop, peeled). b1's registers exist anyway (the ping-pong).
-#ifndef R4L_PRE2
-#define R4L_PRE2 0
-#endif
-#if R4L_PRE2 && !R4L_WAIT_FENCE
-#error "R4L_PRE2 needs R4L_WAIT_FENCE: without it ptxas sinks the loads below the wait"
-#endif
 #if R4L_WAIT_FENCE && !R4L_DEP_LD
 #error "R4L_WAIT_FENCE needs R4L_DEP_LD: ptxas hoists .nc activation loads above the PDL wait"
 #endif
@@ -515,18 +505,6 @@ __device__ inline void r4l_mainloop(R4LBatch& b0, R4LBatch& b1, const u32x4* con
   // immediate, and each block's math runs unconditionally); the last iterations run checked.
   const int live = kLive ? kLive : live_rt;  // a constant in the static instances
   int kb0 = kb_begin;
-#if R4L_PRE2
-  {  // b1's weights have been in flight since the prologue: only its activations are loaded here
-    const int k1 = kb0 + R4_ST;
-    if (k1 < kb_end) r4l_load_acts<false>(b1, arow, live, k1, kb_last);
-    r4l_compute<false>(b0, arow, kb0, kb_end, live, part, acc);
-    if (k1 >= kb_end) return;
-    const int k2 = k1 + R4_ST;
-    if (k2 < kb_end) r4l_load_batch<false>(b0, wp, sp, arow, live, k2, kb_last, G, g);
-    r4l_compute<false>(b1, arow, k1, kb_end, live, part, acc);
-    kb0 = k2;
-  }
-#endif
 #if R4L_FULL
   for (; kb0 + 3 * R4_ST <= kb_end; kb0 += 2 * R4_ST) {
     r4l_load_batch<true>(b1, wp, sp, arow, live, kb0 + R4_ST, kb_last, G, g);
@@ -601,7 +579,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   const int kb_last = kb_end - 1;
   R4LBatch b0, b1;
   r4l_load_weights<false>(b0, wp, sp, kb_begin, kb_last, G, g);
-  if (R4L_PRE2) r4l_load_weights<false>(b1, wp, sp, kb_begin + R4_ST, kb_last, G, g);
 #if R4L_L2PF > 0
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p) {
@@ -622,13 +599,9 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
 #pragma unroll
       for (int u = 0; u < R4_ST; ++u)
 #pragma unroll
-        for (int p = 0; p < R4_NPW; ++p) {
+        for (int p = 0; p < R4_NPW; ++p)
           x ^= b0.w[u][p].x ^ b0.w[u][p].y ^ b0.w[u][p].z ^ b0.w[u][p].w ^ b0.s[u][p][0] ^
                (R4_ACT_KIND == 4 ? 0u : b0.s[u][p][1]);
-          if (R4L_PRE2)
-            x ^= b1.w[u][p].x ^ b1.w[u][p].y ^ b1.w[u][p].z ^ b1.w[u][p].w ^ b1.s[u][p][0] ^
-                 (R4_ACT_KIND == 4 ? 0u : b1.s[u][p][1]);
-        }
       asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(r4_saddr_of(r4l_fence_smem)), "r"(x)
                    : "memory");
     }

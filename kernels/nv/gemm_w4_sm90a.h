@@ -81,16 +81,6 @@
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
-// EXPERIMENT (session 24): R4G_TPIPE 1 (NPW 2 only) commits each tile's wgmmas as its own group
-// and promotes tile 0's partial after wgmma.wait_group 1, while tile 1's wgmmas still run; tile
-// 1's after wait_group 0. Two partials in flight within one stage, fixed registers (session 14's
-// cross-stage form drew ptxas C7514).
-#ifndef R4G_TPIPE
-#define R4G_TPIPE 0
-#endif
-#if R4G_TPIPE && R4_NPW != 2
-#error "R4G_TPIPE needs NPW 2"
-#endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
 #endif
@@ -344,17 +334,6 @@ typedef float r4g_part;
 __device__ inline float r4g_to_float(float f) { return f; }
 #endif
 
-// The group's promotion of tile p: one multiply by its f32 scale per accumulator (rows g, g+8).
-__device__ inline void r4g_promote(r4_saddr stage, int wg, int p, int warp, int g,
-                                   const r4g_part (&part)[R4G_NR / 2], float (&acc)[R4G_NR / 2]) {
-  const r4_saddr sc = stage + R4G_SLOTS * R4G_WBYTES + ((wg * R4_NPW + p) * 4 + warp) * R4G_SBYTES;
-  const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
-  const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
-#pragma unroll
-  for (int i = 0; i < R4G_NR / 2; ++i)
-    acc[i] = fmaf(r4g_to_float(part[i]), (i & 2) ? w1 : w0, acc[i]);
-}
-
 // The kernel body; the .cu files wrap it in their extern "C" entry points.
 __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf16/int8
                                 const float* __restrict__ sa,  // [M] int8 row scales, or null
@@ -418,7 +397,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
       r4wg::wgmma_fence();
 #pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) {
+      for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
         for (int st = 0; st < R4G_STEPS; ++st) {
           const u64 desc = r4wg::smem_desc(a_stage + r4::wgmma_layout::step_offset(st, R4G_NR),
@@ -427,19 +406,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           // The stage is one 128-K group: its first k-step starts the group's partial afresh.
           r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
         }
-        if (R4G_TPIPE) r4wg::wgmma_commit();  // one group per tile
-      }
-#if R4G_TPIPE
-      // Tile 0's promotion while tile 1's wgmmas run (EXPERIMENT, see R4G_TPIPE).
-      r4wg::wgmma_wait<1>();
-#pragma unroll
-      for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[0][i]);
-      r4g_promote(stage, wg, 0, warp, g, part[0], acc[0]);
-      r4wg::wgmma_wait<0>();
-#pragma unroll
-      for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[1][i]);
-      r4g_promote(stage, wg, 1, warp, g, part[1], acc[1]);
-#else
       r4wg::wgmma_commit();
       // Every stage waits for its own wgmmas before the promotion. Keeping two stages' groups in
       // flight (two partials, wgmma.wait_group 1) was tried (session 14): ptxas 13.0 then warns
@@ -451,9 +417,16 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
         for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[p][i]);
+      // The group's promotion: one multiply by its f32 scale per accumulator (rows g, g+8).
 #pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) r4g_promote(stage, wg, p, warp, g, part[p], acc[p]);
-#endif
+      for (int p = 0; p < R4_NPW; ++p) {
+        const r4_saddr sc = stage + R4G_SLOTS * R4G_WBYTES + ((wg * R4_NPW + p) * 4 + warp) * R4G_SBYTES;
+        const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
+        const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
+#pragma unroll
+        for (int i = 0; i < R4G_NR / 2; ++i)
+          acc[p][i] = fmaf(r4g_to_float(part[p][i]), (i & 2) ? w1 : w0, acc[p][i]);
+      }
       // A proxy fence between this warp's wgmma reads of the stage (async proxy) and the release
       // that lets the producer overwrite it (cp.async or st.shared: the generic proxy). Session
       // 15: the direct producer, whose copies start right after the release, failed 1,157 of
