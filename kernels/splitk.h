@@ -45,12 +45,6 @@
 // kernels/config.hpp splitk_cluster_tile_bytes.
 #define R4_SKC_STRIDE (R4_WV * R4_NPW * 16 + 4)
 
-// Trips of the global path's reduction loop whose loads go out together (r4_splitk_finish): 16
-// float4 loads per thread whatever SK (U x SK <= 16). 1 is the loop before session 24 (A/B).
-#ifndef R4_SPLITK_UNROLL
-#define R4_SPLITK_UNROLL (R4_SK >= 16 ? 1 : 16 / R4_SK)
-#endif
-
 // Counters: the first R4_SPLITK_COUNTER_BYTES of the workspace (one u32 per (x, z) block tile).
 #define R4_SPLITK_COUNTERS 16384
 #define R4_SPLITK_COUNTER_BYTES (R4_SPLITK_COUNTERS * 4)
@@ -179,34 +173,15 @@ __device__ inline void r4_splitk_finish(const R4Out& o, void* ws, int n_begin, i
   // Four consecutive n per thread (n_count and N are multiples of 16), the SK loads issued
   // together and summed in split order: the first version chained them (one L2 round trip per
   // split per element) and spent ~13 us reducing 16 x 256 outputs at SK=8 (H200, 2026-11-30).
-  // And R4_SPLITK_UNROLL trips' loads issued together (U x SK float4s, at most 64 registers): one
-  // trip at a time cost an L2 round trip per trip, 11 trips at the sm90a generation's largest
-  // tiles (64 x 256 outputs over 384 threads), where SK 2 and 4 ran ~10 us slower than the stage
-  // count predicts (docs/PERF.md "Session 24").
   const int n4 = n_count >> 2;
   const int total = m_count * n4;
-  constexpr int kU = R4_SPLITK_UNROLL;
-  for (int i0 = (int)threadIdx.x; i0 < total; i0 += kU * (int)blockDim.x) {
-    float4 v[kU][R4_SK];
+  for (int i = (int)threadIdx.x; i < total; i += (int)blockDim.x) {
+    const int m = m_begin + i / n4;
+    const int n = n_begin + 4 * (i % n4);
+    float4 v[R4_SK];
 #pragma unroll
-    for (int u = 0; u < kU; ++u) {
-      const int i = i0 + u * (int)blockDim.x;
-      if (i < total) {
-        const int m = m_begin + i / n4;
-        const int n = n_begin + 4 * (i % n4);
-#pragma unroll
-        for (int k = 0; k < R4_SK; ++k)
-          v[u][k] = r4_ld_coherent4(&o.part[((i64)k * o.M + m) * o.N + n]);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kU; ++u) {
-      const int i = i0 + u * (int)blockDim.x;
-      if (i < total) {
-        const int m = m_begin + i / n4;
-        r4_splitk_sum_store(v[u], o.c + (i64)m * o.N + n_begin + 4 * (i % n4));
-      }
-    }
+    for (int k = 0; k < R4_SK; ++k) v[k] = r4_ld_coherent4(&o.part[((i64)k * o.M + m) * o.N + n]);
+    r4_splitk_sum_store(v, o.c + (i64)m * o.N + n);
   }
   if (threadIdx.x == 0) counters[tile] = 0u;
 }
