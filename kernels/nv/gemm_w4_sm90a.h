@@ -77,7 +77,8 @@
 // EXPERIMENT ONLY (r4kern --one --define): R4G_LESION bit 1 skips the producer's activation
 // staging, bit 2 the consumers' dequantisation and MMAs (3: both, the bare weight ring); the
 // results are wrong, the time says what each stage costs (METHOD.md: time variants that leave one
-// stage out; r4kern times a lesion unchecked and labels it so).
+// stage out; r4kern times a lesion unchecked and labels it so). Under R4G_STREAMK, bit 4 leaves
+// out each segment's end (stores, counter, reduction), bit 8 only the last contributor's reduction.
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
@@ -372,6 +373,7 @@ __device__ inline void r4g_streamk_segment(const float (&acc)[R4_NPW][R4G_NR / 2
                                            int len, const float* __restrict__ sa,
                                            u16* __restrict__ out, void* __restrict__ ws, int M,
                                            int N, int K) {
+  if (R4G_LESION & 4) return;
   __shared__ int r4g_last;
   const int G = K >> 7, TG = (int)gridDim.x * G;
   const int C = min(min((int)(gridDim.x * gridDim.y * gridDim.z), R4G_STREAMK), TG);
@@ -424,7 +426,7 @@ __device__ inline void r4g_streamk_segment(const float (&acc)[R4_NPW][R4G_NR / 2
   }
   r4g_consumer_sync();
   const int nc = r4g_last;
-  if (nc == 0) return;
+  if (nc == 0 || (R4G_LESION & 8)) return;
   __threadfence();
   const int n_begin = tq * R4G_SLOTS * 16;
   const int n4 = min(R4G_SLOTS * 16, N - n_begin) >> 2;
