@@ -365,28 +365,97 @@ __device__ inline int r4g_cta_of(int u, int C, int TG) {
 __device__ inline void r4g_consumer_sync() {
   asm volatile("bar.sync 1, %0;\n" ::"n"(128 * R4G_CW) : "memory");
 }
-// The end of a segment of tile tq: a whole tile is stored; otherwise the partial goes to the
-// block's slot and the last contributor to arrive sums slots 0..nc-1 in order and stores.
-// The schedule is recomputed from the grid here rather than kept live through the main loop
-// (the WV 8, NPW 2, MB 4 consumer is at its 168-register cap).
-__device__ inline void r4g_streamk_segment(const float (&acc)[R4_NPW][R4G_NR / 2], int u0,
-                                           int len, const float* __restrict__ sa,
-                                           u16* __restrict__ out, void* __restrict__ ws, int M,
-                                           int N, int K) {
+// The end of a segment: a whole tile is stored; otherwise the consumer threads write their
+// accumulators to the block's slot in fragment order (float4 q of consumer thread i at
+// [slot][tile][q][i]: a warp's 32 lanes write 512 contiguous bytes), and the last contributor to
+// arrive adds the slots in order 0..nc-1 in registers (its own from its accumulators) and stores
+// the tile. The schedule is recomputed from the grid here rather than kept live through the main
+// loop (the WV 8, NPW 2, MB 4 consumer is at its 168-register cap).
+#define R4G_FRAG (R4_NPW * R4G_NR / 2)  // accumulators per consumer thread
+#ifndef R4G_RB
+#define R4G_RB 8  // float4s of the reduction in flight per thread
+#endif
+__device__ inline void r4g_streamk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, int len,
+                                           const float* __restrict__ sa, u16* __restrict__ out,
+                                           void* __restrict__ ws, int M, int N, int K) {
   if (R4G_LESION & 4) return;
   __shared__ int r4g_last;
-  const int G = K >> 7, TG = (int)gridDim.x * G;
+  const int G = K >> 7, T = (int)gridDim.x, TG = T * G;
   const int C = min(min((int)(gridDim.x * gridDim.y * gridDim.z), R4G_STREAMK), TG);
   const int cta = (int)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
   const int tq = u0 / G;
-  const bool whole = u0 == tq * G && len == G;
+  r4_pdl_wait();  // a no-op by now (the producer waited); orders the writes below
+  if (u0 != tq * G || len != G) {
+    float* slots = reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES);
+    const int c_first = r4g_cta_of(tq * G, C, TG);
+    const int slot = cta - c_first;
+    const int ti = (int)threadIdx.x;  // a consumer thread: 0 .. 128 * CW - 1
+    const auto at = [&](int j, int q) {
+      return reinterpret_cast<float4*>(slots) +
+             (((i64)j * T + tq) * (R4G_FRAG / 4) + q) * (128 * R4G_CW) + ti;
+    };
+#pragma unroll
+    for (int q = 0; q < R4G_FRAG / 4; ++q) {
+      const int f = 4 * q;
+      *at(slot, q) = make_float4(acc[f / (R4G_NR / 2)][f % (R4G_NR / 2)],
+                                 acc[(f + 1) / (R4G_NR / 2)][(f + 1) % (R4G_NR / 2)],
+                                 acc[(f + 2) / (R4G_NR / 2)][(f + 2) % (R4G_NR / 2)],
+                                 acc[(f + 3) / (R4G_NR / 2)][(f + 3) % (R4G_NR / 2)]);
+    }
+    __threadfence();
+    r4g_consumer_sync();
+    u32* counters = static_cast<u32*>(ws);
+    if (threadIdx.x == 0) {
+      const int nc = r4g_cta_of(tq * G + G - 1, C, TG) - c_first + 1;
+      const u32 prev = atomicAdd(&counters[tq], 1u);
+      r4g_last = prev == (u32)(nc - 1) ? nc : 0;
+      if (prev == (u32)(nc - 1)) counters[tq] = 0u;  // every contributor has arrived
+    }
+    r4g_consumer_sync();
+    const int nc = r4g_last;
+    if (nc == 0 || (R4G_LESION & 8)) return;
+    __threadfence();
+    // Slot order, R4G_RB float4s at a time (their loads in flight together); 0 + p0 is p0 exactly.
+#pragma unroll
+    for (int h = 0; h < R4G_FRAG / 4; h += R4G_RB) {
+      float4 sum[R4G_RB];
+#pragma unroll
+      for (int q = 0; q < R4G_RB; ++q) sum[q] = make_float4(0.f, 0.f, 0.f, 0.f);
+      for (int j = 0; j < nc; ++j) {
+#pragma unroll
+        for (int q = 0; q < R4G_RB; ++q) {
+          if (h + q >= R4G_FRAG / 4) break;
+          const int f = 4 * (h + q);
+          float4 v;
+          if (j == slot) {
+            v = make_float4(acc[f / (R4G_NR / 2)][f % (R4G_NR / 2)],
+                            acc[(f + 1) / (R4G_NR / 2)][(f + 1) % (R4G_NR / 2)],
+                            acc[(f + 2) / (R4G_NR / 2)][(f + 2) % (R4G_NR / 2)],
+                            acc[(f + 3) / (R4G_NR / 2)][(f + 3) % (R4G_NR / 2)]);
+          } else {
+            v = r4_ld_coherent4(reinterpret_cast<const float*>(at(j, h + q)));
+          }
+          sum[q].x += v.x;
+          sum[q].y += v.y;
+          sum[q].z += v.z;
+          sum[q].w += v.w;
+        }
+      }
+#pragma unroll
+      for (int q = 0; q < R4G_RB; ++q) {
+        if (h + q >= R4G_FRAG / 4) break;
+        const int f = 4 * (h + q);
+        acc[f / (R4G_NR / 2)][f % (R4G_NR / 2)] = sum[q].x;
+        acc[(f + 1) / (R4G_NR / 2)][(f + 1) % (R4G_NR / 2)] = sum[q].y;
+        acc[(f + 2) / (R4G_NR / 2)][(f + 2) % (R4G_NR / 2)] = sum[q].z;
+        acc[(f + 3) / (R4G_NR / 2)][(f + 3) % (R4G_NR / 2)] = sum[q].w;
+      }
+    }
+  }
+  // The tile's outputs (whole segment, or the last contributor's sum).
   const int wg = (int)(threadIdx.x >> 7), warp = (int)((threadIdx.x >> 5) & 3);
   const int g = r4_lane() >> 2, t = r4_lane() & 3;
-  float* part = reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES);
-  const int c_first = r4g_cta_of(tq * G, C, TG);
-  const int slot = cta - c_first;
   const int ntiles16 = N >> 4;
-  r4_pdl_wait();  // a no-op by now (the producer waited); orders the writes below
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p) {
     const int t16 = tq * R4G_SLOTS + (wg * R4_NPW + p) * 4 + warp;
@@ -403,56 +472,11 @@ __device__ inline void r4g_streamk_segment(const float (&acc)[R4_NPW][R4G_NR / 2
 #else
         const float sm = 1.0f;
 #endif
-        const float v0 = acc[p][4 * i + h] * sm, v1 = acc[p][4 * i + 2 + h] * sm;
-        if (whole) {
-          out[(i64)m * N + n0] = r4_f32_to_bf16(v0);
-          out[(i64)m * N + n0 + 8] = r4_f32_to_bf16(v1);
-        } else {
-          part[((i64)slot * M + m) * N + n0] = v0;
-          part[((i64)slot * M + m) * N + n0 + 8] = v1;
-        }
+        out[(i64)m * N + n0] = r4_f32_to_bf16(acc[p][4 * i + h] * sm);
+        out[(i64)m * N + n0 + 8] = r4_f32_to_bf16(acc[p][4 * i + 2 + h] * sm);
       }
     }
   }
-  if (whole) return;
-  u32* counters = static_cast<u32*>(ws);
-  __threadfence();
-  r4g_consumer_sync();
-  if (threadIdx.x == 0) {
-    const int nc = r4g_cta_of(tq * G + G - 1, C, TG) - c_first + 1;
-    if (nc > R4_SK) __trap();  // the workspace holds R4_SK slots per output
-    const u32 prev = atomicAdd(&counters[tq], 1u);
-    r4g_last = prev == (u32)(nc - 1) ? nc : 0;
-  }
-  r4g_consumer_sync();
-  const int nc = r4g_last;
-  if (nc == 0 || (R4G_LESION & 8)) return;
-  __threadfence();
-  const int n_begin = tq * R4G_SLOTS * 16;
-  const int n4 = min(R4G_SLOTS * 16, N - n_begin) >> 2;
-  const int total = M * n4;
-  for (int i = (int)threadIdx.x; i < total; i += 128 * R4G_CW) {
-    const int m = i / n4, n = n_begin + 4 * (i % n4);
-    float4 v[R4_SK];
-#pragma unroll
-    for (int k = 0; k < R4_SK; ++k)
-      if (k < nc) v[k] = r4_ld_coherent4(&part[((i64)k * M + m) * N + n]);
-    float4 s = v[0];
-#pragma unroll
-    for (int k = 1; k < R4_SK; ++k)
-      if (k < nc) {
-        s.x += v[k].x;
-        s.y += v[k].y;
-        s.z += v[k].z;
-        s.w += v[k].w;
-      }
-    u16* c = out + (i64)m * N + n;
-    c[0] = r4_f32_to_bf16(s.x);
-    c[1] = r4_f32_to_bf16(s.y);
-    c[2] = r4_f32_to_bf16(s.z);
-    c[3] = r4_f32_to_bf16(s.w);
-  }
-  if (threadIdx.x == 0) counters[tq] = 0u;
 }
 #endif
 
