@@ -79,6 +79,7 @@
 // results are wrong, the time says what each stage costs (METHOD.md: time variants that leave one
 // stage out; r4kern times a lesion unchecked and labels it so). Under R4G_STREAMK, bit 4 leaves
 // out each segment's end (stores, counter, reduction), bit 8 only the last contributor's reduction.
+// Bit 16: the producer copies no scale dwords (half its bulk copies; the consumers read stale ones).
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
@@ -199,14 +200,15 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
 #else
     const int grp = g_begin + it, tfirst = tile16_first;
 #endif
-    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
+    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + ((R4G_LESION & 16) ? 0 : R4G_SBYTES)));
 #pragma unroll
     for (int i = 0; i < R4G_TPC; ++i) {
       const int slot = pw * R4G_TPC + i;
       const int t16 = min(tfirst + slot, ntiles16 - 1);  // past N: a valid tile, not stored
       r4wg::bulk_copy(stage + slot * R4G_WBYTES, wq + ((i64)t16 * KB + 2 * grp) * 32, R4G_WBYTES,
                       full + 8 * s, R4_NT != 0);
-      r4wg::bulk_copy(stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES,
+      if (!(R4G_LESION & 16))
+        r4wg::bulk_copy(stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES,
                       wsz + ((i64)t16 * G + grp) * 16, R4G_SBYTES, full + 8 * s, R4_NT != 0);
     }
   };
