@@ -135,39 +135,9 @@ inline constexpr int kSm90aActStaging = 4;
 [[nodiscard]] constexpr bool sm90a_staged(KernelId id, const Config& c) {
   return id != KernelId::gemm_w4a16_nt && act_order(id, c) == ActOrder::natural;
 }
-// Stream-K (kernels/nv/gemm_w4_sm90a.h R4G_SKS): SK = kSm90aStreamK launches a 1-D grid of at
-// most that many blocks (one wave of an H100 / H200 SXM's 132 SMs at one block per SM; on a device
-// with fewer SMs such a config still runs correctly, in more than one wave, and loses its races)
-// over every N tile's 128-K groups in equal contiguous ranges. Its consumers hand each tile
-// segment's accumulators to the producer through a tile buffer in shared memory.
-inline constexpr int kSm90aStreamK = 132;
-[[nodiscard]] constexpr bool is_stream_k(const Config& c) {
-  return c.gen == kGenSm90a && c.sk == kSm90aStreamK;
-}
-[[nodiscard]] constexpr std::int64_t sm90a_tile_buffer_bytes(const Config& c) {
-  return is_stream_k(c) ? 1024LL * c.wv * c.npw * c.mb : 0;  // 16 * MB rows x WV * NPW * 16 f32
-}
 [[nodiscard]] constexpr std::int64_t sm90a_shared_bytes(KernelId id, const Config& c) {
   return 1024 + static_cast<std::int64_t>(c.st) * sm90a_stage_bytes(id, c) +
-         (sm90a_staged(id, c) ? kSm90aActStaging * sm90a_act_bytes(id, c) : 0) +
-         sm90a_tile_buffer_bytes(c);
-}
-// A stream-K launch's geometry for an N x K shape: its N tiles, units (tile, 128-K group), blocks,
-// and the workspace slots per tile: a block runs at least floor(units / blocks) units, so at most
-// ceil(G / that) + 1 blocks share a tile (kernels/nv/gemm_w4_sm90a.h r4g_sk_slots, which traps
-// past it).
-struct StreamK {
-  std::int64_t tiles = 0, units = 0, blocks = 0, slots = 0;
-};
-[[nodiscard]] constexpr StreamK stream_k(const Config& c, std::int64_t n, std::int64_t k) {
-  StreamK g;
-  const std::int64_t per = static_cast<std::int64_t>(c.wv) * c.npw, groups = k / kGroup;
-  g.tiles = (n / 16 + per - 1) / per;
-  g.units = g.tiles * groups;
-  g.blocks = g.units < c.sk ? g.units : c.sk;
-  const std::int64_t least = g.blocks > 0 && g.units / g.blocks > 0 ? g.units / g.blocks : 1;
-  g.slots = (groups + least - 1) / least + 1;
-  return g;
+         (sm90a_staged(id, c) ? kSm90aActStaging * sm90a_act_bytes(id, c) : 0);
 }
 // Mirrors R4_ROW_BYTES_S / R4_SMEM_S / R4_STAGES in kernels/gemm_common.h.
 [[nodiscard]] constexpr std::int64_t staged_row_bytes(KernelId id, int stages) {
@@ -197,13 +167,10 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
 [[nodiscard]] constexpr bool is_valid_sm90a(KernelId id, const Config& c, const gpu::Arch& a) {
   if (is_quant(id)) return false;
   if (a.vendor != gpu::Vendor::nvidia || a.major != 9) return false;  // gpu::has_wgmma
-  if (!detail::one_of(c.wv, {4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16, kSm90aStreamK}) ||
+  if (!detail::one_of(c.wv, {4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16}) ||
       !detail::one_of(c.mb, {1, 2, 3, 4}) || !detail::one_of(c.npw, {1, 2}) ||
       !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {4, 6, 8}))
     return false;
-  // Stream-K where it is meant to pay (the M >= 32 bands of the large shapes, whose winners are
-  // two consumer warpgroups at ring depth 4), to keep the sweep's compile count.
-  if (is_stream_k(c) && (c.wv != 8 || c.st != 4)) return false;
   // MB 3 (wgmma N = 48): M = 33..48 in one block, where MB 2 took two blocks (the second half
   // idle) and MB 4 is not valid; at ring depth 4 only, where the M >= 32 winners of the 8-bit
   // kinds are (H200 sweeps, sessions 14-17), to keep the sweep's compile count (+110 for dflash).
@@ -297,11 +264,8 @@ inline constexpr int kLdgRegisterBudget = 208;
   const std::int64_t mtiles = (s.m + 15) / 16;
   if (c.mb > mtiles) return false;            // a clamped duplicate (config_for clamps MB)
   if (c.wv * c.npw > s.n / 16) return false;  // whole warps would idle
-  if (is_stream_k(c)) {
-    if (c.mb != mtiles) return false;  // one M tile per block range (kernels/nv/gemm_w4_sm90a.h)
-  } else if (c.sk > s.k / (c.gen == kGenSm90a ? kGroup : 64)) {
+  if (c.sk > s.k / (c.gen == kGenSm90a ? kGroup : 64))
     return false;  // every split needs a 64-K block (gen 0) or a 128-K group (gen 1)
-  }
   const std::int64_t xblocks = (s.n / 16 + c.wv * c.npw - 1) / (c.wv * c.npw);
   if (c.sk > 1 && xblocks * ((mtiles + c.mb - 1) / c.mb) > kSplitKCounters) return false;
   return true;

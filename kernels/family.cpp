@@ -107,11 +107,9 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
   d.grid = {ceil_div(s.n / 16, c.wv * c.npw), static_cast<unsigned>(c.sk),
             ceil_div(ceil_div(s.m, 16), c.mb)};
   if (c.gen == kGenSm90a) {
-    // kernels/nv/gemm_w4_sm90a.h: WV consumer warps + a producer warpgroup; the same grid, or
-    // stream-K's 1-D one.
+    // kernels/nv/gemm_w4_sm90a.h: WV consumer warps + a producer warpgroup; the same grid.
     d.block = {static_cast<unsigned>(c.wv * wave + 128), 1, 1};
     d.shared_bytes = static_cast<unsigned>(sm90a_shared_bytes(id, c));
-    if (is_stream_k(c)) d.grid = {static_cast<unsigned>(stream_k(c, s.n, s.k).blocks), 1, 1};
     return d;
   }
   d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
@@ -137,11 +135,6 @@ bool cluster_launch(gpu::Kernel& k, const LaunchDims& d) {
 
 std::size_t workspace_bytes(KernelId id, const Config& c, const Shape& s) {
   if (is_quant(id) || c.sk == 1) return 0;
-  if (is_stream_k(c)) {  // counters, then slots x tiles x the tile's 16 * MB x WV * NPW * 16 f32
-    const auto g = stream_k(c, s.n, s.k);
-    return static_cast<std::size_t>(kSplitKCounters) * 4 +
-           static_cast<std::size_t>(g.slots * g.tiles * sm90a_tile_buffer_bytes(c));
-  }
   return static_cast<std::size_t>(kSplitKCounters) * 4 +
          static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(s.m * s.n) * 4;
 }

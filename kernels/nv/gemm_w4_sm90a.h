@@ -81,22 +81,6 @@
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
-// Stream-K (R4_SK = kernels/config.hpp kSm90aStreamK, i.e. > 16): a 1-D grid of C blocks (the
-// launcher: min(R4_SK, units)) over the (N tile, 128-K group) units of every N tile, tile major, in
-// equal contiguous ranges (Osama et al., "Stream-K", PPoPP 2023): one wave covers the GPU whatever
-// the tile count (gate_up's 68 tiles of 256 rows leave 64 of 132 SMs idle at SK 1, and SK 2's 136
-// blocks take a second wave). One M tile (is_valid: MB = ceil(M / 16)). A block's range falls
-// into segments, one per tile it touches; at a segment's end the consumers put their
-// accumulators into a shared tile buffer (fragment order) and go on, and the producer warpgroup,
-// whose registers are free, finishes the segment (r4g_sk_finish): a whole tile is stored; a part
-// goes to the block's workspace slot, and the tile's last contributor to arrive sums the slots
-// in order 0..nc-1 (its own from the buffer: deterministic) and stores the tile. (Consumers that
-// stored their segments themselves spilled at the 168-register cap: session 25.)
-#define R4G_SKS (R4_SK > 16)
-#if R4G_SKS
-#define R4G_FRAG (R4_NPW * R4G_NR / 2)                    // accumulators per consumer thread
-#define R4G_TBUF_BYTES (128 * R4G_CW * R4G_FRAG * 4)      // the tile buffer
-#endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
 #endif
@@ -126,136 +110,6 @@
 __device__ inline void r4g_st32(r4_saddr a, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
 }
-
-#if R4G_SKS
-__device__ inline float4 r4_lds16f(r4_saddr a) {
-  const u32x4 v = r4_lds16(a);
-  return make_float4(__uint_as_float(v.x), __uint_as_float(v.y), __uint_as_float(v.z),
-                     __uint_as_float(v.w));
-}
-__device__ inline void r4g_sts16f(r4_saddr a, float x, float y, float z, float w) {
-  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(a), "f"(x), "f"(y), "f"(z), "f"(w)
-               : "memory");
-}
-// The block whose range holds unit u: the largest c with floor(c * TG / C) <= u.
-__device__ inline int r4g_cta_of(int u, int C, int TG) {
-  return (int)(((i64)(u + 1) * C + TG - 1) / TG) - 1;
-}
-// The most blocks that share a tile: a block runs at least floor(TG / C) units (kernels/config.hpp
-// sm90a_streamk_slots mirrors it; the workspace holds that many slots per tile).
-__device__ inline int r4g_sk_slots(int G, int TG, int C) {
-  const int least = max(1, TG / C);
-  return (G + least - 1) / least + 1;
-}
-// What the producer needs to finish segments, and its place in the block's range.
-struct R4gSk {
-  r4_saddr tbuf, tfull, tempty;
-  const float* sa;
-  u16* out;
-  void* ws;
-  int M, N, G, T, nct, cta, g_begin, iters;
-  int seg_first, seg_end, nseg;  // the oldest segment the producer has not finished
-};
-// The end (exclusive) of the segment that starts at iteration `first`.
-__device__ inline int r4g_seg_end(int g_begin, int iters, int G, int first) {
-  return min(iters, first + G - (g_begin + first) % G);
-}
-// The producer warpgroup alone.
-__device__ inline void r4g_producer_sync() { asm volatile("bar.sync 2, 128;\n" ::: "memory"); }
-
-// Stores float4 idx of the tile buffer (fragment order: float4 q of consumer thread ti at
-// q * 128 * CW + ti; its four values are the thread's accumulators 4q .. 4q + 3, i.e. the
-// consumer's (n0, m), (n0, m + 1), (n0 + 8, m), (n0 + 8, m + 1)) to the output, bf16, with the
-// activation row scale.
-__device__ inline void r4g_sk_store(const R4gSk& k, int tq, int idx, float4 v) {
-  const int ti = idx % (128 * R4G_CW), q = idx / (128 * R4G_CW);
-  const int wg = ti >> 7, warp = (ti >> 5) & 3, g = (ti & 31) >> 2, t = ti & 3;
-  const int f = 4 * q, p = f / (R4G_NR / 2), i = f % (R4G_NR / 2);
-  const int t16 = tq * R4G_SLOTS + (wg * R4_NPW + p) * 4 + warp;
-  if (t16 >= (k.N >> 4)) return;
-  const int n0 = t16 * 16 + g, m0 = 8 * (i / 4) + 2 * t;
-  const float x[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-  for (int e = 0; e < 4; ++e) {
-    const int m = m0 + (e & 1), n = n0 + ((e & 2) ? 8 : 0);
-    if (m >= k.M) continue;
-#if R4_ACT_KIND >= 2
-    const float sm = k.sa[m];
-#else
-    const float sm = 1.0f;
-#endif
-    k.out[(i64)m * k.N + n] = r4_f32_to_bf16(x[e] * sm);
-  }
-}
-
-// The producer finishes the oldest pending segment (every producer thread calls it).
-__device__ inline void r4g_sk_finish(R4gSk& k) {
-  constexpr int NIDX = R4G_FRAG / 4 * 128 * R4G_CW;  // float4s in the tile
-  constexpr int U = 8;                                // float4s per thread in flight
-  __shared__ int r4g_last;
-  const int pt = (int)threadIdx.x - 128 * R4G_CW;
-  const int u0 = k.g_begin + k.seg_first, tq = u0 / k.G;
-  const bool whole = u0 == tq * k.G && k.seg_end - k.seg_first == k.G;
-  r4wg::mbar_wait(k.tfull, k.nseg & 1);  // the consumers have put the segment's accumulators
-  if (whole) {
-    for (int idx = pt; idx < NIDX; idx += 128) r4g_sk_store(k, tq, idx, r4_lds16f(k.tbuf + 16 * idx));
-  } else {
-    const int TG = k.T * k.G;
-    const int c_first = r4g_cta_of(tq * k.G, k.nct, TG);
-    const int slot = k.cta - c_first;
-    float4* slots = reinterpret_cast<float4*>(static_cast<char*>(k.ws) + R4_SPLITK_COUNTER_BYTES);
-    const auto at = [&](int j, int idx) { return slots + ((i64)j * k.T + tq) * NIDX + idx; };
-    for (int idx = pt; idx < NIDX; idx += 128) *at(slot, idx) = r4_lds16f(k.tbuf + 16 * idx);
-    __threadfence();
-    r4g_producer_sync();
-    if (pt == 0) {
-      const int nc = r4g_cta_of(tq * k.G + k.G - 1, k.nct, TG) - c_first + 1;
-      if (nc > r4g_sk_slots(k.G, TG, k.nct)) __trap();  // past the workspace's slots
-      u32* counters = static_cast<u32*>(k.ws);
-      const u32 prev = atomicAdd(&counters[tq], 1u);
-      r4g_last = prev == (u32)(nc - 1) ? nc : 0;
-      if (prev == (u32)(nc - 1)) counters[tq] = 0u;  // every contributor has arrived
-    }
-    r4g_producer_sync();
-    const int nc = r4g_last;
-    if (nc > 0) {
-      __threadfence();
-      // Slots in order 0..nc-1 (0 + p0 is p0 exactly), U float4s per thread per round trip.
-      for (int idx0 = pt; idx0 < NIDX; idx0 += 128 * U) {
-        float4 sum[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u) sum[u] = make_float4(0.f, 0.f, 0.f, 0.f);
-        for (int j = 0; j < nc; ++j) {
-#pragma unroll
-          for (int u = 0; u < U; ++u) {
-            const int idx = idx0 + 128 * u;
-            if (idx >= NIDX) break;
-            const float4 v = j == slot ? r4_lds16f(k.tbuf + 16 * idx)
-                                       : r4_ld_coherent4(reinterpret_cast<const float*>(at(j, idx)));
-            sum[u].x += v.x;
-            sum[u].y += v.y;
-            sum[u].z += v.z;
-            sum[u].w += v.w;
-          }
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-          if (idx0 + 128 * u < NIDX) r4g_sk_store(k, tq, idx0 + 128 * u, sum[u]);
-      }
-    }
-  }
-  r4g_producer_sync();  // every producer thread is done with the buffer
-  if (pt == 0) r4wg::mbar_arrive(k.tempty);
-  k.seg_first = k.seg_end;
-  k.seg_end = r4g_seg_end(k.g_begin, k.iters, k.G, k.seg_first);
-  ++k.nseg;
-}
-// Finishes every pending segment whose last stage the consumers released by iteration `it`'s
-// wait (stage it - ST), or all of them (it = INT_MAX, after the producer's loop).
-__device__ inline void r4g_sk_poll(R4gSk& k, int it) {
-  while (k.seg_first < k.iters && k.seg_end - 1 <= it - R4_ST) r4g_sk_finish(k);
-}
-#endif
 
 #if !R4G_DIRECT
 // Producer thread pt takes chunks pt, pt + 128, ... (a warp reads consecutive chunks of a row:
@@ -319,24 +173,14 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
                                    const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                                    const char* __restrict__ act, int rows_live, i64 act_stride,
                                    int tile16_first, int ntiles16, int KB, int G, int g_begin,
-                                   int iters
-#if R4G_SKS
-                                   , R4gSk sk
-#endif
-) {
+                                   int iters) {
   const int pt = (int)threadIdx.x - 128 * R4G_CW;  // 0..127
   const int pw = pt >> 5, lane = pt & 31;
   // Warp pw's leader copies slots [pw * TPC, (pw + 1) * TPC) of every stage.
   const auto issue = [&](int it) {
     const int s = it % R4_ST;
     const r4_saddr stage = ring + s * R4G_STAGE;
-#if R4G_SKS
-    // g_begin is the block's first unit: unit u is group u % G of N tile u / G.
-    const int tq = (g_begin + it) / G, grp = g_begin + it - tq * G;
-    const int tile16_first = tq * R4G_SLOTS;
-#else
     const int grp = g_begin + it;
-#endif
     r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
 #pragma unroll
     for (int i = 0; i < R4G_TPC; ++i) {
@@ -352,20 +196,13 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   if (lane == 0)
     for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
   r4_pdl_wait();  // the previous kernel may still be writing the activations
-#if R4G_SKS
-  const auto src_of = [&](int it) { return act + (i64)((g_begin + it) % G) * 128 * R4G_EB; };
-#else
   const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
-#endif
 #if R4G_DIRECT
   for (int it = 0; it < iters; ++it) {
     const int s = it % R4_ST;
     if (it >= R4_ST) {
       r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
       if (lane == 0) issue(it);
-#if R4G_SKS
-      r4g_sk_poll(sk, it);
-#endif
     }
     if (!(R4G_LESION & 1)) {
       // Chunk c = q * NR + n (chunk q of row n) lands at byte 16 c of the B tile (b_offset_8 with
@@ -406,9 +243,6 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
     if (it >= R4_ST) {
       r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
       if (lane == 0) issue(it);
-#if R4G_SKS
-      r4g_sk_poll(sk, it);
-#endif
     }
     if (!(R4G_LESION & 1)) {
       r4_cp_async_wait<R4G_SD - 1>();  // this thread's chunks of group it have landed
@@ -439,9 +273,6 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
         if (it >= R4_ST) {
           r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
           if (lane == 0) issue(it);
-#if R4G_SKS
-          r4g_sk_poll(sk, it);
-#endif
         }
         if (!(R4G_LESION & 1))
           r4g_store_act(buf[j], ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES),
@@ -451,9 +282,6 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
       }
     }
   }
-#endif
-#if R4G_SKS
-  r4g_sk_poll(sk, 0x3fffffff);  // the segments that end in the last ST stages
 #endif
 }
 
@@ -517,27 +345,12 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   const r4_saddr full = base, empty = base + 8 * R4_ST;
   const r4_saddr ring = base + R4G_RING_OFFSET;
   const int KB = K >> 6, G = K >> 7;
-#if R4G_SKS
-  const int ntiles16 = N >> 4;
-  const int T = (ntiles16 + R4G_SLOTS - 1) / R4G_SLOTS, TG = T * G;  // N tiles, units
-  const int nct = (int)gridDim.x, cta = (int)blockIdx.x;              // launch: nct <= TG
-  const int g_begin = (int)((i64)cta * TG / nct);                     // the block's first unit
-  const int iters = (int)((i64)(cta + 1) * TG / nct) - g_begin;
-  const int tile16_first = 0, m_base = 0;  // one M tile (is_valid)
-  const r4_saddr tbuf = ring + R4_ST * R4G_STAGE
-#if R4G_STAGED
-                        + R4G_SD * R4G_STG_BYTES
-#endif
-      ;
-  const r4_saddr tfull = base + 16 * R4_ST, tempty = tfull + 8;
-#else
   const int g_begin = (int)(((i64)blockIdx.y * G) / R4_SK);
   const int g_end = (int)(((i64)(blockIdx.y + 1) * G) / R4_SK);
   const int iters = g_end - g_begin;
   const int ntiles16 = N >> 4;
   const int tile16_first = (int)blockIdx.x * R4G_SLOTS;
   const int m_base = (int)blockIdx.z * R4G_NR;
-#endif
   const int rows_live = min(R4G_NR, M - m_base);
 
   if (threadIdx.x == 0) {
@@ -545,28 +358,16 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       r4wg::mbar_init(full + 8 * s, 128);         // the producer's threads (+ the transactions)
       r4wg::mbar_init(empty + 8 * s, 4 * R4G_CW);  // one arrival per consumer warp
     }
-#if R4G_SKS
-    r4wg::mbar_init(tfull, 4 * R4G_CW);  // one arrival per consumer warp
-    r4wg::mbar_init(tempty, 1);          // the producer's thread 0
-#endif
     r4wg::fence_barrier_init();
   }
   __syncthreads();
 
   const int wg = (int)(threadIdx.x >> 7);
-#if !R4G_SKS
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
-#endif
   if (wg == R4G_CW) {
     r4g_produce(ring, full, empty, wq, wsz,
                 static_cast<const char*>(act) + (i64)m_base * K * R4G_EB, rows_live,
-                (i64)K * R4G_EB, tile16_first, ntiles16, KB, G, g_begin, iters
-#if R4G_SKS
-                ,
-                R4gSk{tbuf, tfull, tempty, sa, C, ws, M, N, G, T, nct, cta, g_begin, iters, 0,
-                      r4g_seg_end(g_begin, iters, G, 0), 0}
-#endif
-    );
+                (i64)K * R4G_EB, tile16_first, ntiles16, KB, G, g_begin, iters);
   } else {
     const int warp = (int)((threadIdx.x >> 5) & 3), lane = r4_lane();
     const int g = lane >> 2, t = lane & 3;
@@ -579,14 +380,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         acc[p][i] = 0.0f;
         part[p][i] = 0;
       }
-#if R4G_SKS
-    // The block's range; at each tile's segment end the accumulators go to the tile buffer for
-    // the producer (r4g_sk_finish).
-    int nseg = 0, seg_end = r4g_seg_end(g_begin, iters, G, 0);
     for (int it = 0; it < iters; ++it) {
-#else
-    for (int it = 0; it < iters; ++it) {
-#endif
       const int s = it % R4_ST;
       r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
       const r4_saddr stage = ring + s * R4G_STAGE;
@@ -640,32 +434,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       if (R4G_WARF) r4wg::fence_proxy_async();
       __syncwarp();
       if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
-#if R4G_SKS
-      if (it == seg_end - 1) {
-        r4wg::mbar_wait(tempty, (nseg & 1) ^ 1);  // the producer has finished the previous segment
-        const int ti = (int)threadIdx.x;
-#pragma unroll
-        for (int q = 0; q < R4G_FRAG / 4; ++q) {
-          const int f = 4 * q, p = f / (R4G_NR / 2), i = f % (R4G_NR / 2);
-          r4g_sts16f(tbuf + 16 * (q * 128 * R4G_CW + ti), acc[p][i], acc[p][i + 1], acc[p][i + 2],
-                     acc[p][i + 3]);
-        }
-        __syncwarp();
-        if (lane == 0) r4wg::mbar_arrive(tfull);
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-          for (int i = 0; i < R4G_NR / 2; ++i) acc[p][i] = 0.0f;
-        seg_end = r4g_seg_end(g_begin, iters, G, it + 1);
-        ++nseg;
-      }
-#endif
     }
-#if R4G_SKS
-    if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
-  }
-}
-#else
     if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
     r4_pdl_wait();  // returns at once by now (the producer waited); orders the writes below
     // D[row][col]: row = weight row (output n), col = activation row (output m).
@@ -692,6 +461,5 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   }
   r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR);
 }
-#endif
 
 #endif  // R4_KERNELS_NV_GEMM_W4_SM90A_H
