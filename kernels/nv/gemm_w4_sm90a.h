@@ -77,9 +77,24 @@
 // EXPERIMENT ONLY (r4kern --one --define): R4G_LESION bit 1 skips the producer's activation
 // staging, bit 2 the consumers' dequantisation and MMAs (3: both, the bare weight ring); the
 // results are wrong, the time says what each stage costs (METHOD.md: time variants that leave one
-// stage out; r4kern times a lesion unchecked and labels it so).
+// stage out; r4kern times a lesion unchecked and labels it so). Under R4G_STREAMK, bit 4 leaves
+// out each segment's end (stores, counter, reduction), bit 8 only the last contributor's reduction.
 #ifndef R4G_LESION
 #define R4G_LESION 0
+#endif
+// EXPERIMENT (r4kern --one --define R4G_STREAMK=C): stream-K. The grid's blocks, flattened, of
+// which the first min(blocks, C, units) run; the (tile, 128-K group) units of all N tiles, tile
+// major, are dealt to them in equal contiguous ranges (Osama et al., "Stream-K", PPoPP 2023), so
+// one wave covers the GPU whatever the tile count (gate_up's 68 tiles of 256 rows leave 64 of 132
+// SMs idle at SK 1, and SK 2's 136 blocks take a second wave). A range's segment that covers a
+// whole tile stores it; the others write f32 partials (slot = the block's rank among the tile's
+// contributors) and the last to arrive sums the slots in order (deterministic). One M tile only
+// (MB = ceil(M / 16)); the config's SK slots of workspace must cover a tile's contributors.
+#ifndef R4G_STREAMK
+#define R4G_STREAMK 0
+#endif
+#ifndef R4G_SPLITDQ
+#define R4G_SPLITDQ 0  // EXPERIMENT (with R4G_STREAMK): dequantise and issue one 64-row tile at a time
 #endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
@@ -180,12 +195,18 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   const auto issue = [&](int it) {
     const int s = it % R4_ST;
     const r4_saddr stage = ring + s * R4G_STAGE;
-    const int grp = g_begin + it;
+#if R4G_STREAMK
+    // g_begin is the block's first unit: unit u is group u % G of tile u / G.
+    const int tq = (g_begin + it) / G, grp = g_begin + it - tq * G;
+    const int tfirst = tq * R4G_SLOTS;
+#else
+    const int grp = g_begin + it, tfirst = tile16_first;
+#endif
     r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
 #pragma unroll
     for (int i = 0; i < R4G_TPC; ++i) {
       const int slot = pw * R4G_TPC + i;
-      const int t16 = min(tile16_first + slot, ntiles16 - 1);  // past N: a valid tile, not stored
+      const int t16 = min(tfirst + slot, ntiles16 - 1);  // past N: a valid tile, not stored
       r4wg::bulk_copy(stage + slot * R4G_WBYTES, wq + ((i64)t16 * KB + 2 * grp) * 32, R4G_WBYTES,
                       full + 8 * s, R4_NT != 0);
       r4wg::bulk_copy(stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES,
@@ -196,7 +217,11 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   if (lane == 0)
     for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
   r4_pdl_wait();  // the previous kernel may still be writing the activations
+#if R4G_STREAMK
+  const auto src_of = [&](int it) { return act + (i64)((g_begin + it) % G) * 128 * R4G_EB; };
+#else
   const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
+#endif
 #if R4G_DIRECT
   for (int it = 0; it < iters; ++it) {
     const int s = it % R4_ST;
@@ -334,6 +359,130 @@ typedef float r4g_part;
 __device__ inline float r4g_to_float(float f) { return f; }
 #endif
 
+#if R4G_STREAMK
+// The block whose range holds unit u: the largest c with floor(c * TG / C) <= u.
+__device__ inline int r4g_cta_of(int u, int C, int TG) {
+  return (int)(((i64)(u + 1) * C + TG - 1) / TG) - 1;
+}
+// The consumer warpgroups alone (the producer streams on meanwhile).
+__device__ inline void r4g_consumer_sync() {
+  asm volatile("bar.sync 1, %0;\n" ::"n"(128 * R4G_CW) : "memory");
+}
+// The end of a segment: a whole tile is stored; otherwise the consumer threads write their
+// accumulators to the block's slot in fragment order (float4 q of consumer thread i at
+// [slot][tile][q][i]: a warp's 32 lanes write 512 contiguous bytes), and the last contributor to
+// arrive adds the slots in order 0..nc-1 in registers (its own from its accumulators) and stores
+// the tile. The schedule is recomputed from the grid here rather than kept live through the main
+// loop (the WV 8, NPW 2, MB 4 consumer is at its 168-register cap).
+#define R4G_FRAG (R4_NPW * R4G_NR / 2)  // accumulators per consumer thread
+#ifndef R4G_RB
+#define R4G_RB 8  // float4s of the reduction in flight per thread
+#endif
+__device__ inline void r4g_streamk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, int len,
+                                           const float* __restrict__ sa, u16* __restrict__ out,
+                                           void* __restrict__ ws, int M, int N, int K) {
+  if (R4G_LESION & 4) return;
+  __shared__ int r4g_last;
+  const int G = K >> 7, T = (int)gridDim.x, TG = T * G;
+  const int C = min(min((int)(gridDim.x * gridDim.y * gridDim.z), R4G_STREAMK), TG);
+  const int cta = (int)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+  const int tq = u0 / G;
+  r4_pdl_wait();  // a no-op by now (the producer waited); orders the writes below
+  if (u0 != tq * G || len != G) {
+    float* slots = reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES);
+    const int c_first = r4g_cta_of(tq * G, C, TG);
+    const int slot = cta - c_first;
+    const int ti = (int)threadIdx.x;  // a consumer thread: 0 .. 128 * CW - 1
+    const auto at = [&](int j, int q) {
+      return reinterpret_cast<float4*>(slots) +
+             (((i64)j * T + tq) * (R4G_FRAG / 4) + q) * (128 * R4G_CW) + ti;
+    };
+#pragma unroll
+    for (int q = 0; q < R4G_FRAG / 4; ++q) {
+      const int f = 4 * q;
+      *at(slot, q) = make_float4(acc[f / (R4G_NR / 2)][f % (R4G_NR / 2)],
+                                 acc[(f + 1) / (R4G_NR / 2)][(f + 1) % (R4G_NR / 2)],
+                                 acc[(f + 2) / (R4G_NR / 2)][(f + 2) % (R4G_NR / 2)],
+                                 acc[(f + 3) / (R4G_NR / 2)][(f + 3) % (R4G_NR / 2)]);
+    }
+    __threadfence();
+    r4g_consumer_sync();
+    u32* counters = static_cast<u32*>(ws);
+    if (threadIdx.x == 0) {
+      const int nc = r4g_cta_of(tq * G + G - 1, C, TG) - c_first + 1;
+      const u32 prev = atomicAdd(&counters[tq], 1u);
+      r4g_last = prev == (u32)(nc - 1) ? nc : 0;
+      if (prev == (u32)(nc - 1)) counters[tq] = 0u;  // every contributor has arrived
+    }
+    r4g_consumer_sync();
+    const int nc = r4g_last;
+    if (nc == 0 || (R4G_LESION & 8)) return;
+    __threadfence();
+    // Slot order, R4G_RB float4s at a time (their loads in flight together); 0 + p0 is p0 exactly.
+#pragma unroll
+    for (int h = 0; h < R4G_FRAG / 4; h += R4G_RB) {
+      float4 sum[R4G_RB];
+#pragma unroll
+      for (int q = 0; q < R4G_RB; ++q) sum[q] = make_float4(0.f, 0.f, 0.f, 0.f);
+      for (int j = 0; j < nc; ++j) {
+#pragma unroll
+        for (int q = 0; q < R4G_RB; ++q) {
+          if (h + q >= R4G_FRAG / 4) break;
+          const int f = 4 * (h + q);
+          float4 v;
+          if (j == slot) {
+            v = make_float4(acc[f / (R4G_NR / 2)][f % (R4G_NR / 2)],
+                            acc[(f + 1) / (R4G_NR / 2)][(f + 1) % (R4G_NR / 2)],
+                            acc[(f + 2) / (R4G_NR / 2)][(f + 2) % (R4G_NR / 2)],
+                            acc[(f + 3) / (R4G_NR / 2)][(f + 3) % (R4G_NR / 2)]);
+          } else {
+            v = r4_ld_coherent4(reinterpret_cast<const float*>(at(j, h + q)));
+          }
+          sum[q].x += v.x;
+          sum[q].y += v.y;
+          sum[q].z += v.z;
+          sum[q].w += v.w;
+        }
+      }
+#pragma unroll
+      for (int q = 0; q < R4G_RB; ++q) {
+        if (h + q >= R4G_FRAG / 4) break;
+        const int f = 4 * (h + q);
+        acc[f / (R4G_NR / 2)][f % (R4G_NR / 2)] = sum[q].x;
+        acc[(f + 1) / (R4G_NR / 2)][(f + 1) % (R4G_NR / 2)] = sum[q].y;
+        acc[(f + 2) / (R4G_NR / 2)][(f + 2) % (R4G_NR / 2)] = sum[q].z;
+        acc[(f + 3) / (R4G_NR / 2)][(f + 3) % (R4G_NR / 2)] = sum[q].w;
+      }
+    }
+  }
+  // The tile's outputs (whole segment, or the last contributor's sum).
+  const int wg = (int)(threadIdx.x >> 7), warp = (int)((threadIdx.x >> 5) & 3);
+  const int g = r4_lane() >> 2, t = r4_lane() & 3;
+  const int ntiles16 = N >> 4;
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p) {
+    const int t16 = tq * R4G_SLOTS + (wg * R4_NPW + p) * 4 + warp;
+    if (t16 >= ntiles16) continue;
+    const int n0 = t16 * 16 + g;
+#pragma unroll
+    for (int i = 0; i < R4G_NR / 8; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = 8 * i + 2 * t + h;
+        if (m >= M) continue;
+#if R4_ACT_KIND >= 2
+        const float sm = sa[m];
+#else
+        const float sm = 1.0f;
+#endif
+        out[(i64)m * N + n0] = r4_f32_to_bf16(acc[p][4 * i + h] * sm);
+        out[(i64)m * N + n0 + 8] = r4_f32_to_bf16(acc[p][4 * i + 2 + h] * sm);
+      }
+    }
+  }
+}
+#endif
+
 // The kernel body; the .cu files wrap it in their extern "C" entry points.
 __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf16/int8
                                 const float* __restrict__ sa,  // [M] int8 row scales, or null
@@ -345,12 +494,24 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   const r4_saddr full = base, empty = base + 8 * R4_ST;
   const r4_saddr ring = base + R4G_RING_OFFSET;
   const int KB = K >> 6, G = K >> 7;
+#if R4G_STREAMK
+  const int TG = (int)gridDim.x * G;  // units: gridDim.x N tiles x G groups (one M tile)
+  const int nblk = (int)(gridDim.x * gridDim.y * gridDim.z);
+  const int nct = min(min(nblk, R4G_STREAMK), TG);  // the blocks that run
+  const int cta = (int)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+  if (cta >= nct) return;
+  const int g_begin = (int)((i64)cta * TG / nct);  // the block's first unit
+  const int iters = (int)((i64)(cta + 1) * TG / nct) - g_begin;
+  const int ntiles16 = N >> 4;
+  const int tile16_first = 0, m_base = 0;
+#else
   const int g_begin = (int)(((i64)blockIdx.y * G) / R4_SK);
   const int g_end = (int)(((i64)(blockIdx.y + 1) * G) / R4_SK);
   const int iters = g_end - g_begin;
   const int ntiles16 = N >> 4;
   const int tile16_first = (int)blockIdx.x * R4G_SLOTS;
   const int m_base = (int)blockIdx.z * R4G_NR;
+#endif
   const int rows_live = min(R4G_NR, M - m_base);
 
   if (threadIdx.x == 0) {
@@ -363,7 +524,9 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   __syncthreads();
 
   const int wg = (int)(threadIdx.x >> 7);
+#if !R4G_STREAMK
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
+#endif
   if (wg == R4G_CW) {
     r4g_produce(ring, full, empty, wq, wsz,
                 static_cast<const char*>(act) + (i64)m_base * K * R4G_EB, rows_live,
@@ -380,7 +543,15 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         acc[p][i] = 0.0f;
         part[p][i] = 0;
       }
+#if R4G_STREAMK
+    // The block's range, one tile's segment at a time; each segment ends in its store.
+    for (int seg_first = 0; seg_first < iters;) {
+      const int u0 = g_begin + seg_first;
+      const int seg_end = min(iters, seg_first + G - u0 % G);
+      for (int it = seg_first; it < seg_end; ++it) {
+#else
     for (int it = 0; it < iters; ++it) {
+#endif
       const int s = it % R4_ST;
       r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
       const r4_saddr stage = ring + s * R4G_STAGE;
@@ -391,10 +562,35 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
         continue;
       }
+#if R4G_STREAMK && R4G_SPLITDQ
+      // One tile's fragments at a time (16 registers of int8 codes, not 32).
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p) {
+        u32 a1[R4G_STEPS][4];
+        r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a1);
+        r4wg::wgmma_fence();
+#pragma unroll
+        for (int st = 0; st < R4G_STEPS; ++st) {
+          const u64 desc = r4wg::smem_desc(a_stage + r4::wgmma_layout::step_offset(st, R4G_NR),
+                                           r4::wgmma_layout::lbo_bytes(R4G_NR),
+                                           r4::wgmma_layout::sbo_bytes());
+          r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a1[st], desc, st > 0 ? 1 : 0);
+        }
+      }
+#else
       u32 a[R4_NPW][R4G_STEPS][4];
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p)
         r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
+#if R4G_STREAMK
+      // The partials' old values are dead here (the group's first wgmma ignores them, scale-d 0);
+      // an empty definition says so, so that they hold no registers between the promotion and
+      // this point (the segment stores run there; else they spilled at the 168-register cap).
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+        for (int i = 0; i < R4G_NR / 2; ++i) r4wg::undefine(part[p][i]);
+#endif
       r4wg::wgmma_fence();
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p)
@@ -406,6 +602,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           // The stage is one 128-K group: its first k-step starts the group's partial afresh.
           r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
         }
+#endif
       r4wg::wgmma_commit();
       // Every stage waits for its own wgmmas before the promotion. Keeping two stages' groups in
       // flight (two partials, wgmma.wait_group 1) was tried (session 14): ptxas 13.0 then warns
@@ -435,6 +632,20 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       __syncwarp();
       if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
     }
+#if R4G_STREAMK
+      r4g_streamk_segment(acc, u0, seg_end - seg_first, sa, C, ws, M, N, K);
+#pragma unroll
+      for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+        for (int i = 0; i < R4G_NR / 2; ++i) acc[p][i] = 0.0f;
+      seg_first = seg_end;
+    }
+#endif
+#if R4G_STREAMK
+    if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
+  }
+}
+#else
     if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
     r4_pdl_wait();  // returns at once by now (the producer waited); orders the writes below
     // D[row][col]: row = weight row (output n), col = activation row (output m).
@@ -461,5 +672,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   }
   r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR);
 }
+#endif
 
 #endif  // R4_KERNELS_NV_GEMM_W4_SM90A_H
