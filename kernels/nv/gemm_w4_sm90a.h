@@ -93,6 +93,12 @@
 #ifndef R4G_STREAMK
 #define R4G_STREAMK 0
 #endif
+#ifndef R4G_INCR
+#define R4G_INCR 0  // EXPERIMENT (with R4G_STREAMK): the producer counts units, no division
+#endif
+#ifndef R4G_NOUNDEF
+#define R4G_NOUNDEF 0  // EXPERIMENT (with R4G_STREAMK): no empty redefinition of the partials
+#endif
 #ifndef R4G_SPLITDQ
 #define R4G_SPLITDQ 0  // EXPERIMENT (with R4G_STREAMK): dequantise and issue one 64-row tile at a time
 #endif
@@ -192,10 +198,22 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   const int pt = (int)threadIdx.x - 128 * R4G_CW;  // 0..127
   const int pw = pt >> 5, lane = pt & 31;
   // Warp pw's leader copies slots [pw * TPC, (pw + 1) * TPC) of every stage.
+#if R4G_STREAMK && R4G_INCR
+  int itq = g_begin / G, ig = g_begin - (g_begin / G) * G;
+#endif
   const auto issue = [&](int it) {
     const int s = it % R4_ST;
     const r4_saddr stage = ring + s * R4G_STAGE;
-#if R4G_STREAMK
+#if R4G_STREAMK && R4G_INCR
+    // Called for it = 0, 1, 2, ... in order (lane 0): the unit's tile and group by counting.
+    (void)it;
+    const int grp = ig;
+    const int tfirst = itq * R4G_SLOTS;
+    if (++ig == G) {
+      ig = 0;
+      ++itq;
+    }
+#elif R4G_STREAMK
     // g_begin is the block's first unit: unit u is group u % G of tile u / G.
     const int tq = (g_begin + it) / G, grp = g_begin + it - tq * G;
     const int tfirst = tq * R4G_SLOTS;
@@ -217,7 +235,16 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   if (lane == 0)
     for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
   r4_pdl_wait();  // the previous kernel may still be writing the activations
-#if R4G_STREAMK
+#if R4G_STREAMK && R4G_INCR
+  // Called for it = 0, 1, 2, ... in order: the unit's group by counting.
+  int ag = g_begin - (g_begin / G) * G;
+  const auto src_of = [&](int it) {
+    (void)it;
+    const char* p = act + (i64)ag * 128 * R4G_EB;
+    if (++ag == G) ag = 0;
+    return p;
+  };
+#elif R4G_STREAMK
   const auto src_of = [&](int it) { return act + (i64)((g_begin + it) % G) * 128 * R4G_EB; };
 #else
   const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
@@ -582,7 +609,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p)
         r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
-#if R4G_STREAMK
+#if R4G_STREAMK && !R4G_NOUNDEF
       // The partials' old values are dead here (the group's first wgmma ignores them, scale-d 0);
       // an empty definition says so, so that they hold no registers between the promotion and
       // this point (the segment stores run there; else they spilled at the 168-register cap).
