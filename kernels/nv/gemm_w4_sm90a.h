@@ -93,6 +93,9 @@
 #ifndef R4G_STREAMK
 #define R4G_STREAMK 0
 #endif
+#ifndef R4G_PFAST
+#define R4G_PFAST 0  // EXPERIMENT: the producer's copies by precomputed pointers, one L2 policy
+#endif
 #ifndef R4G_INCR
 #define R4G_INCR 0  // EXPERIMENT (with R4G_STREAMK): the producer counts units, no division
 #endif
@@ -201,6 +204,32 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
 #if R4G_STREAMK && R4G_INCR
   int itq = g_begin / G, ig = g_begin - (g_begin / G) * G;
 #endif
+#if R4G_PFAST && !R4G_STREAMK
+  // The leader's copies by pointer: slot i's weight and scale bytes of group g_begin, advanced by
+  // one group (1 KiB, 64 B) per stage; the L2 policy made once.
+  const u32x4* wsrc[R4G_TPC];
+  const u32* ssrc[R4G_TPC];
+#pragma unroll
+  for (int i = 0; i < R4G_TPC; ++i) {
+    const int t16 = min(tile16_first + pw * R4G_TPC + i, ntiles16 - 1);  // past N: not stored
+    wsrc[i] = wq + ((i64)t16 * KB + 2 * g_begin) * 32;
+    ssrc[i] = wsz + ((i64)t16 * G + g_begin) * 16;
+  }
+  const u64 pol = R4_NT != 0 && lane == 0 ? r4wg::evict_first_policy() : 0;
+  const auto issue = [&](int it) {
+    const int s = it % R4_ST;
+    const r4_saddr stage = ring + s * R4G_STAGE;
+    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
+#pragma unroll
+    for (int i = 0; i < R4G_TPC; ++i) {
+      const int slot = pw * R4G_TPC + i;
+      r4wg::bulk_copy_pol(stage + slot * R4G_WBYTES, wsrc[i] + it * 64, R4G_WBYTES, full + 8 * s,
+                          R4_NT != 0, pol);
+      r4wg::bulk_copy_pol(stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES, ssrc[i] + it * 16,
+                          R4G_SBYTES, full + 8 * s, R4_NT != 0, pol);
+    }
+  };
+#else
   const auto issue = [&](int it) {
     const int s = it % R4_ST;
     const r4_saddr stage = ring + s * R4G_STAGE;
@@ -231,6 +260,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
                       wsz + ((i64)t16 * G + grp) * 16, R4G_SBYTES, full + 8 * s, R4_NT != 0);
     }
   };
+#endif
   // Weights before the PDL wait: the ring is empty, so the first ST stages need no release.
   if (lane == 0)
     for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
@@ -250,6 +280,18 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
 #endif
 #if R4G_DIRECT
+#if R4G_PFAST && !R4G_STREAMK
+  // The thread's chunks by pointer: chunk c = pt + 128 i is chunk q of row n (c = q * NR + n), at
+  // the stage's byte 16 c; its source advances by one group (128 bytes) per stage.
+  const char* asrc[R4G_PER];
+  bool alive[R4G_PER];
+#pragma unroll
+  for (int i = 0; i < R4G_PER; ++i) {
+    const int c = pt + 128 * i, q = c / R4G_NR, n = c % R4G_NR;
+    alive[i] = n < rows_live;
+    asrc[i] = src_of(0) + (i64)n * act_stride + 16 * q;
+  }
+#endif
   for (int it = 0; it < iters; ++it) {
     const int s = it % R4_ST;
     if (it >= R4_ST) {
@@ -260,13 +302,19 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
       // Chunk c = q * NR + n (chunk q of row n) lands at byte 16 c of the B tile (b_offset_8 with
       // the sm90a order: tests/kernels/wgmma_layout_test.cpp), so a warp's 32 lanes write 512
       // contiguous bytes (no bank conflict) and read 32-byte runs of 16 / 32 rows in global memory.
-      const char* src = src_of(it);
       const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
+#if R4G_PFAST && !R4G_STREAMK
+#pragma unroll
+      for (int i = 0; i < R4G_PER; ++i)
+        if (alive[i]) r4_cp_async16(a_stage + 16 * (pt + 128 * i), asrc[i] + it * 128);
+#else
+      const char* src = src_of(it);
 #pragma unroll
       for (int i = 0; i < R4G_PER; ++i) {
         const int c = pt + 128 * i, q = c / R4G_NR, n = c % R4G_NR;
         if (n < rows_live) r4_cp_async16(a_stage + 16 * c, src + (i64)n * act_stride + 16 * q);
       }
+#endif
     }
     // Arrives once this thread's copies so far have landed (.noinc: one of the 128 expected
     // arrivals). The copies are the generic proxy's; the consumers fence before wgmma reads them.

@@ -87,6 +87,28 @@ __device__ inline void bulk_copy(r4_saddr dst, const void* src, u32 bytes, r4_sa
   }
 }
 
+// The L2 evict-first policy of bulk_copy_pol, made once per thread rather than per copy.
+__device__ inline u64 evict_first_policy() {
+  u64 pol;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
+  return pol;
+}
+// bulk_copy with a policy made beforehand (evict_first true) or none.
+__device__ inline void bulk_copy_pol(r4_saddr dst, const void* src, u32 bytes, r4_saddr bar,
+                                     bool evict_first, u64 pol) {
+  if (evict_first) {
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;\n" ::"r"(dst),
+        "l"(src), "r"(bytes), "r"(bar), "l"(pol)
+        : "memory");
+  } else {
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+        "l"(src), "r"(bytes), "r"(bar)
+        : "memory");
+  }
+}
+
 // An arrival on `bar` once every cp.async this thread issued before it has landed (.noinc: it is
 // one of the barrier's expected arrivals, PTX ISA 9.7.9.25.3). cp.async writes are the generic
 // proxy's: a reader through the async proxy (wgmma) fences after its wait (fence_proxy_async).
