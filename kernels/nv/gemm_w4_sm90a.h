@@ -280,6 +280,16 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
 #endif
 #if R4G_DIRECT
+#if R4G_STREAMK && R4G_INCR
+  i64 aoff[R4G_PER];
+  bool alive[R4G_PER];
+#pragma unroll
+  for (int i = 0; i < R4G_PER; ++i) {
+    const int c = pt + 128 * i, q = c / R4G_NR, n = c % R4G_NR;
+    alive[i] = n < rows_live;
+    aoff[i] = (i64)n * act_stride + 16 * q;
+  }
+#endif
 #if R4G_PFAST && !R4G_STREAMK
   // The thread's chunks by pointer: chunk c = pt + 128 i is chunk q of row n (c = q * NR + n), at
   // the stage's byte 16 c; its source advances by one group (128 bytes) per stage.
@@ -307,6 +317,11 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
 #pragma unroll
       for (int i = 0; i < R4G_PER; ++i)
         if (alive[i]) r4_cp_async16(a_stage + 16 * (pt + 128 * i), asrc[i] + it * 128);
+#elif R4G_STREAMK && R4G_INCR
+      const char* src = src_of(it);
+#pragma unroll
+      for (int i = 0; i < R4G_PER; ++i)
+        if (alive[i]) r4_cp_async16(a_stage + 16 * (pt + 128 * i), src + aoff[i]);
 #else
       const char* src = src_of(it);
 #pragma unroll
