@@ -15,11 +15,13 @@
 namespace r4::db {
 
 std::string config_range_problem(const Config& c) {
-  auto bad = [](const char* name, int v) {
-    return fmt::format("{} = {} is outside 1..64", name, v);
+  auto bad = [](const char* name, int v, int most = 64) {
+    return fmt::format("{} = {} is outside 1..{}", name, v, most);
   };
   if (c.wv < 1 || c.wv > 64) return bad("WV", c.wv);
-  if (c.sk < 1 || c.sk > 64) return bad("SK", c.sk);
+  // SK: split-K factors, or the sm90a generation's stream-K block count (kernels/config.hpp
+  // kSm90aStreamK, 132).
+  if (c.sk < 1 || c.sk > 256) return bad("SK", c.sk, 256);
   if (c.mb < 1 || c.mb > 64) return bad("MB", c.mb);
   if (c.npw < 1 || c.npw > 64) return bad("NPW", c.npw);
   if (c.nt != 0 && c.nt != 1) return fmt::format("NT = {} is not 0 or 1", c.nt);

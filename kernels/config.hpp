@@ -22,7 +22,8 @@
 // (kernels/nv/gemm_w4_sm90a.h: bulk-copy ring, warp specialisation, wgmma), on a compute
 // capability 9.x device, compiled for sm_90a; its tuple is (WV, SK, MB, NPW, NT, ST):
 //   WV  consumer warps: 4 or 8 (one or two consumer warpgroups; a producer warpgroup is added)
-//   SK  split-K over the 128-K groups                   {1, 2, 4, 8, 16}, SK <= K/128
+//   SK  split-K over the 128-K groups                   {1, 2, 4, 8, 16}, SK <= K/128; or 132
+//       (kSm90aStreamK): stream-K over at most 132 blocks (WV 8, ST 4, MB = ceil(M/16), below)
 //   MB  16-row M tiles per block = wgmma N / 16         {1, 2, 3, 4}, MB <= ceil(M/16); 3 at ST 4
 //   NPW 16-row N tiles per consumer warp (each consumer warpgroup owns NPW 64-row tiles) {1, 2}
 //   NT  L2 evict-first weight copies                    {0, 1}
@@ -139,6 +140,32 @@ inline constexpr int kSm90aActStaging = 4;
   return 1024 + static_cast<std::int64_t>(c.st) * sm90a_stage_bytes(id, c) +
          (sm90a_staged(id, c) ? kSm90aActStaging * sm90a_act_bytes(id, c) : 0);
 }
+// Stream-K (kernels/nv/gemm_w4_sm90a.h R4G_SKS): SK = kSm90aStreamK launches a 1-D grid of at
+// most that many blocks (one wave of an H100 / H200 SXM's 132 SMs at one block per SM; on a device
+// with fewer SMs such a config still runs correctly, in more than one wave, and loses its races)
+// over every N tile's 128-K groups in equal contiguous ranges.
+inline constexpr int kSm90aStreamK = 132;
+[[nodiscard]] constexpr bool is_stream_k(const Config& c) {
+  return c.gen == kGenSm90a && c.sk == kSm90aStreamK;
+}
+// A stream-K launch's geometry for an N x K shape: its N tiles, units (tile, 128-K group), blocks,
+// the workspace slots per tile (a block runs at least floor(units / blocks) units, so at most
+// ceil(G / that) + 1 blocks share a tile: kernels/nv/gemm_w4_sm90a.h r4g_sk_slots, which traps
+// past it) and the f32 bytes of one tile's partial (16 * MB rows by WV * NPW * 16).
+struct StreamK {
+  std::int64_t tiles = 0, units = 0, blocks = 0, slots = 0, tile_bytes = 0;
+};
+[[nodiscard]] constexpr StreamK stream_k(const Config& c, std::int64_t n, std::int64_t k) {
+  StreamK g;
+  const std::int64_t per = static_cast<std::int64_t>(c.wv) * c.npw, groups = k / kGroup;
+  g.tiles = (n / 16 + per - 1) / per;
+  g.units = g.tiles * groups;
+  g.blocks = g.units < c.sk ? g.units : c.sk;
+  const std::int64_t least = g.blocks > 0 && g.units / g.blocks > 0 ? g.units / g.blocks : 1;
+  g.slots = (groups + least - 1) / least + 1;
+  g.tile_bytes = 16LL * c.mb * per * 16 * 4;
+  return g;
+}
 // Mirrors R4_ROW_BYTES_S / R4_SMEM_S / R4_STAGES in kernels/gemm_common.h.
 [[nodiscard]] constexpr std::int64_t staged_row_bytes(KernelId id, int stages) {
   return id == KernelId::gemm_w4a16_nt ? stages * 128 + 16 : stages * 64 + 64;
@@ -167,10 +194,15 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
 [[nodiscard]] constexpr bool is_valid_sm90a(KernelId id, const Config& c, const gpu::Arch& a) {
   if (is_quant(id)) return false;
   if (a.vendor != gpu::Vendor::nvidia || a.major != 9) return false;  // gpu::has_wgmma
-  if (!detail::one_of(c.wv, {4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16}) ||
+  if (!detail::one_of(c.wv, {4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16, kSm90aStreamK}) ||
       !detail::one_of(c.mb, {1, 2, 3, 4}) || !detail::one_of(c.npw, {1, 2}) ||
       !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {4, 6, 8}))
     return false;
+  // Stream-K where it pays (the M >= 32 bands of the large shapes, whose winners are two consumer
+  // warpgroups at ring depth 4; session 25), to keep the sweep's compile count. Its segment ends
+  // run inside the main loop, so MB 4 with NPW 2 (128 accumulator registers) spills there (NVRTC
+  // 13.0: 76 B int8, 92 B e4m3); MB 3 with NPW 2 and every NPW 1 tuple do not.
+  if (is_stream_k(c) && (c.wv != 8 || c.st != 4 || (c.npw == 2 && c.mb == 4))) return false;
   // MB 3 (wgmma N = 48): M = 33..48 in one block, where MB 2 took two blocks (the second half
   // idle) and MB 4 is not valid; at ring depth 4 only, where the M >= 32 winners of the 8-bit
   // kinds are (H200 sweeps, sessions 14-17), to keep the sweep's compile count (+110 for dflash).
@@ -264,8 +296,11 @@ inline constexpr int kLdgRegisterBudget = 208;
   const std::int64_t mtiles = (s.m + 15) / 16;
   if (c.mb > mtiles) return false;            // a clamped duplicate (config_for clamps MB)
   if (c.wv * c.npw > s.n / 16) return false;  // whole warps would idle
-  if (c.sk > s.k / (c.gen == kGenSm90a ? kGroup : 64))
+  if (is_stream_k(c)) {
+    if (c.mb != mtiles) return false;  // one M tile per block range (kernels/nv/gemm_w4_sm90a.h)
+  } else if (c.sk > s.k / (c.gen == kGenSm90a ? kGroup : 64)) {
     return false;  // every split needs a 64-K block (gen 0) or a 128-K group (gen 1)
+  }
   const std::int64_t xblocks = (s.n / 16 + c.wv * c.npw - 1) / (c.wv * c.npw);
   if (c.sk > 1 && xblocks * ((mtiles + c.mb - 1) / c.mb) > kSplitKCounters) return false;
   return true;

@@ -110,6 +110,7 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
     // kernels/nv/gemm_w4_sm90a.h: WV consumer warps + a producer warpgroup; the same grid.
     d.block = {static_cast<unsigned>(c.wv * wave + 128), 1, 1};
     d.shared_bytes = static_cast<unsigned>(sm90a_shared_bytes(id, c));
+    if (is_stream_k(c)) d.grid = {static_cast<unsigned>(stream_k(c, s.n, s.k).blocks), 1, 1};
     return d;
   }
   d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
@@ -135,6 +136,11 @@ bool cluster_launch(gpu::Kernel& k, const LaunchDims& d) {
 
 std::size_t workspace_bytes(KernelId id, const Config& c, const Shape& s) {
   if (is_quant(id) || c.sk == 1) return 0;
+  if (is_stream_k(c)) {  // counters, then slots x tiles f32 partial tiles (kernels/config.hpp)
+    const auto g = stream_k(c, s.n, s.k);
+    return static_cast<std::size_t>(kSplitKCounters) * 4 +
+           static_cast<std::size_t>(g.slots * g.tiles * g.tile_bytes);
+  }
   return static_cast<std::size_t>(kSplitKCounters) * 4 +
          static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(s.m * s.n) * 4;
 }

@@ -37,6 +37,16 @@
 // the previous kernel, then reads activations. The consumers only read what the producer staged,
 // and wait again (a no-op by then) before the epilogue writes outputs or touches the workspace.
 //
+// Stream-K (R4_SK = kernels/config.hpp kSm90aStreamK, > 16; R4G_SKS): a 1-D grid of C blocks (the
+// launcher: min(R4_SK, units)) over the (N tile, 128-K group) units of every N tile, tile major, in
+// equal contiguous ranges (Osama et al., "Stream-K", PPoPP 2023), so that one wave covers the GPU
+// whatever the tile count: gate_up's 68 tiles of 256 rows left 64 of 132 SMs idle at SK 1, and
+// SK 2's 136 blocks took a second wave (docs/PERF.md, session 25). One M tile (is_valid: MB =
+// ceil(M / 16)). A block's range falls into segments, one per tile it touches; at a segment's end
+// the consumers store a whole tile, or write their accumulators to the block's workspace slot in
+// fragment order (r4g_sk_segment), and the tile's last contributor to arrive adds the slots in
+// order 0..nc-1 (its own from its registers: deterministic) and stores the tile.
+//
 // Config (compile-time, kernels/config.hpp is_valid): R4_WV consumer warps (4, 8), R4_SK split-K,
 // R4_MB (wgmma N = 16*MB: 1, 2, 3, 4), R4_NPW 64-row tiles per consumer warpgroup (1, 2), R4_NT L2
 // evict-first weight copies, R4_ST ring stages.
@@ -77,34 +87,11 @@
 // EXPERIMENT ONLY (r4kern --one --define): R4G_LESION bit 1 skips the producer's activation
 // staging, bit 2 the consumers' dequantisation and MMAs (3: both, the bare weight ring); the
 // results are wrong, the time says what each stage costs (METHOD.md: time variants that leave one
-// stage out; r4kern times a lesion unchecked and labels it so). Under R4G_STREAMK, bit 4 leaves
-// out each segment's end (stores, counter, reduction), bit 8 only the last contributor's reduction.
+// stage out; r4kern times a lesion unchecked and labels it so).
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
-// EXPERIMENT (r4kern --one --define R4G_STREAMK=C): stream-K. The grid's blocks, flattened, of
-// which the first min(blocks, C, units) run; the (tile, 128-K group) units of all N tiles, tile
-// major, are dealt to them in equal contiguous ranges (Osama et al., "Stream-K", PPoPP 2023), so
-// one wave covers the GPU whatever the tile count (gate_up's 68 tiles of 256 rows leave 64 of 132
-// SMs idle at SK 1, and SK 2's 136 blocks take a second wave). A range's segment that covers a
-// whole tile stores it; the others write f32 partials (slot = the block's rank among the tile's
-// contributors) and the last to arrive sums the slots in order (deterministic). One M tile only
-// (MB = ceil(M / 16)); the config's SK slots of workspace must cover a tile's contributors.
-#ifndef R4G_STREAMK
-#define R4G_STREAMK 0
-#endif
-#ifndef R4G_PFAST
-#define R4G_PFAST 0  // EXPERIMENT: the producer's copies by precomputed pointers, one L2 policy
-#endif
-#ifndef R4G_INCR
-#define R4G_INCR 0  // EXPERIMENT (with R4G_STREAMK): the producer counts units, no division
-#endif
-#ifndef R4G_NOUNDEF
-#define R4G_NOUNDEF 0  // EXPERIMENT (with R4G_STREAMK): no empty redefinition of the partials
-#endif
-#ifndef R4G_SPLITDQ
-#define R4G_SPLITDQ 0  // EXPERIMENT (with R4G_STREAMK): dequantise and issue one 64-row tile at a time
-#endif
+#define R4G_SKS (R4_SK > 16)  // stream-K
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
 #endif
@@ -130,6 +117,11 @@
 //     block per SM at 6 stages: (8, 2, 2, 1, 1, 6) gate_up M = 64 75.1 us in registers, 98.9 staged.
 #define R4G_DIRECT (R4_ACT_KIND == 2 && R4_MB == 4 && R4_WV == 8)
 #define R4G_STAGED (R4G_EB == 1 && !R4G_DIRECT)
+// The direct producer's copies by pointers made once (session 25, H200: gate_up (8, 1, 4, 2, 1, 4)
+// M = 64 38.60 -> 37.59 us, down (8, 4, 4, 2, 0, 4) 26.49 -> 25.67: its per-stage work is on the
+// critical path). Not the 16-bit producer (w4a16 (8, 2, 2, 1, 1, 6) went from 80 to 93 registers,
+// lost its second block per SM and ran 75 -> 98 us) nor the staged one (no change, +-0.5%).
+#define R4G_PFAST (R4G_DIRECT && !R4G_SKS)
 
 __device__ inline void r4g_st32(r4_saddr a, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
@@ -201,12 +193,8 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   const int pt = (int)threadIdx.x - 128 * R4G_CW;  // 0..127
   const int pw = pt >> 5, lane = pt & 31;
   // Warp pw's leader copies slots [pw * TPC, (pw + 1) * TPC) of every stage.
-#if R4G_STREAMK && R4G_INCR
-  int itq = g_begin / G, ig = g_begin - (g_begin / G) * G;
-#endif
-#if R4G_PFAST && !R4G_STREAMK
-  // The leader's copies by pointer: slot i's weight and scale bytes of group g_begin, advanced by
-  // one group (1 KiB, 64 B) per stage; the L2 policy made once.
+#if R4G_PFAST
+  // Slot i's weight and scale bytes of group g_begin, advanced one group (1 KiB, 64 B) per stage.
   const u32x4* wsrc[R4G_TPC];
   const u32* ssrc[R4G_TPC];
 #pragma unroll
@@ -230,22 +218,21 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
     }
   };
 #else
+#if R4G_SKS
+  // Stream-K: g_begin is the block's first unit (unit u: group u % G of N tile u / G); issue() is
+  // called for it = 0, 1, 2, ... in order, so it counts units rather than divide (a division per
+  // stage cost a 40-stage block 3-4 us: the producer's per-stage work is on the critical path).
+  int itq = g_begin / G, ig = g_begin - itq * G;
+#endif
   const auto issue = [&](int it) {
     const int s = it % R4_ST;
     const r4_saddr stage = ring + s * R4G_STAGE;
-#if R4G_STREAMK && R4G_INCR
-    // Called for it = 0, 1, 2, ... in order (lane 0): the unit's tile and group by counting.
-    (void)it;
-    const int grp = ig;
-    const int tfirst = itq * R4G_SLOTS;
+#if R4G_SKS
+    const int grp = ig, tfirst = itq * R4G_SLOTS;
     if (++ig == G) {
       ig = 0;
       ++itq;
     }
-#elif R4G_STREAMK
-    // g_begin is the block's first unit: unit u is group u % G of tile u / G.
-    const int tq = (g_begin + it) / G, grp = g_begin + it - tq * G;
-    const int tfirst = tq * R4G_SLOTS;
 #else
     const int grp = g_begin + it, tfirst = tile16_first;
 #endif
@@ -265,22 +252,21 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   if (lane == 0)
     for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
   r4_pdl_wait();  // the previous kernel may still be writing the activations
-#if R4G_STREAMK && R4G_INCR
-  // Called for it = 0, 1, 2, ... in order: the unit's group by counting.
-  int ag = g_begin - (g_begin / G) * G;
+#if R4G_SKS
+  // Called for it = 0, 1, 2, ... in order (every path below): the unit's group by counting.
+  int ag = g_begin % G;
   const auto src_of = [&](int it) {
     (void)it;
     const char* p = act + (i64)ag * 128 * R4G_EB;
     if (++ag == G) ag = 0;
     return p;
   };
-#elif R4G_STREAMK
-  const auto src_of = [&](int it) { return act + (i64)((g_begin + it) % G) * 128 * R4G_EB; };
 #else
   const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
 #endif
 #if R4G_DIRECT
-#if R4G_STREAMK && R4G_INCR
+  // The thread's chunks: chunk c = pt + 128 i is chunk q of row n (c = q * NR + n), at the stage's
+  // byte 16 c, from its row's bytes of the stage's group (offsets made once).
   i64 aoff[R4G_PER];
   bool alive[R4G_PER];
 #pragma unroll
@@ -289,18 +275,8 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
     alive[i] = n < rows_live;
     aoff[i] = (i64)n * act_stride + 16 * q;
   }
-#endif
-#if R4G_PFAST && !R4G_STREAMK
-  // The thread's chunks by pointer: chunk c = pt + 128 i is chunk q of row n (c = q * NR + n), at
-  // the stage's byte 16 c; its source advances by one group (128 bytes) per stage.
-  const char* asrc[R4G_PER];
-  bool alive[R4G_PER];
-#pragma unroll
-  for (int i = 0; i < R4G_PER; ++i) {
-    const int c = pt + 128 * i, q = c / R4G_NR, n = c % R4G_NR;
-    alive[i] = n < rows_live;
-    asrc[i] = src_of(0) + (i64)n * act_stride + 16 * q;
-  }
+#if R4G_PFAST
+  const char* abase = src_of(0);  // advanced one group (128 bytes) per stage
 #endif
   for (int it = 0; it < iters; ++it) {
     const int s = it % R4_ST;
@@ -312,24 +288,15 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
       // Chunk c = q * NR + n (chunk q of row n) lands at byte 16 c of the B tile (b_offset_8 with
       // the sm90a order: tests/kernels/wgmma_layout_test.cpp), so a warp's 32 lanes write 512
       // contiguous bytes (no bank conflict) and read 32-byte runs of 16 / 32 rows in global memory.
-      const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
-#if R4G_PFAST && !R4G_STREAMK
-#pragma unroll
-      for (int i = 0; i < R4G_PER; ++i)
-        if (alive[i]) r4_cp_async16(a_stage + 16 * (pt + 128 * i), asrc[i] + it * 128);
-#elif R4G_STREAMK && R4G_INCR
+#if R4G_PFAST
+      const char* src = abase + it * 128;
+#else
       const char* src = src_of(it);
+#endif
+      const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
 #pragma unroll
       for (int i = 0; i < R4G_PER; ++i)
         if (alive[i]) r4_cp_async16(a_stage + 16 * (pt + 128 * i), src + aoff[i]);
-#else
-      const char* src = src_of(it);
-#pragma unroll
-      for (int i = 0; i < R4G_PER; ++i) {
-        const int c = pt + 128 * i, q = c / R4G_NR, n = c % R4G_NR;
-        if (n < rows_live) r4_cp_async16(a_stage + 16 * c, src + (i64)n * act_stride + 16 * q);
-      }
-#endif
     }
     // Arrives once this thread's copies so far have landed (.noinc: one of the 128 expected
     // arrivals). The copies are the generic proxy's; the consumers fence before wgmma reads them.
@@ -449,85 +416,78 @@ typedef float r4g_part;
 __device__ inline float r4g_to_float(float f) { return f; }
 #endif
 
-#if R4G_STREAMK
+#if R4G_SKS
 // The block whose range holds unit u: the largest c with floor(c * TG / C) <= u.
 __device__ inline int r4g_cta_of(int u, int C, int TG) {
   return (int)(((i64)(u + 1) * C + TG - 1) / TG) - 1;
+}
+// The most blocks that share a tile: a block runs at least floor(TG / C) units (kernels/config.hpp
+// stream_k mirrors it: the workspace holds that many slots per tile).
+__device__ inline int r4g_sk_slots(int G, int TG, int C) {
+  const int least = max(1, TG / C);
+  return (G + least - 1) / least + 1;
 }
 // The consumer warpgroups alone (the producer streams on meanwhile).
 __device__ inline void r4g_consumer_sync() {
   asm volatile("bar.sync 1, %0;\n" ::"n"(128 * R4G_CW) : "memory");
 }
-// The end of a segment: a whole tile is stored; otherwise the consumer threads write their
-// accumulators to the block's slot in fragment order (float4 q of consumer thread i at
-// [slot][tile][q][i]: a warp's 32 lanes write 512 contiguous bytes), and the last contributor to
-// arrive adds the slots in order 0..nc-1 in registers (its own from its accumulators) and stores
-// the tile. The schedule is recomputed from the grid here rather than kept live through the main
-// loop (the WV 8, NPW 2, MB 4 consumer is at its 168-register cap).
 #define R4G_FRAG (R4_NPW * R4G_NR / 2)  // accumulators per consumer thread
-#ifndef R4G_RB
-#define R4G_RB 8  // float4s of the reduction in flight per thread
-#endif
-__device__ inline void r4g_streamk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, int len,
-                                           const float* __restrict__ sa, u16* __restrict__ out,
-                                           void* __restrict__ ws, int M, int N, int K) {
-  if (R4G_LESION & 4) return;
+// The end of a segment (units u0 .. u0 + len - 1, all of N tile u0 / G). A whole tile is stored.
+// Otherwise the consumer threads write their accumulators to the block's slot in fragment order
+// (float4 q of consumer thread i at [slot][tile][q][i]: a warp's lanes write 512 contiguous bytes),
+// and the last contributor to arrive adds the slots in order 0..nc-1 in registers (its own from
+// its accumulators; 0 + p0 is p0 exactly) and stores the tile. The schedule is recomputed here
+// rather than kept live through the main loop.
+__device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, int len,
+                                      const float* __restrict__ sa, u16* __restrict__ out,
+                                      void* __restrict__ ws, int M, int N, int K) {
   __shared__ int r4g_last;
-  const int G = K >> 7, T = (int)gridDim.x, TG = T * G;
-  const int C = min(min((int)(gridDim.x * gridDim.y * gridDim.z), R4G_STREAMK), TG);
-  const int cta = (int)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+  const int G = K >> 7, ntiles16 = N >> 4;
+  const int T = (ntiles16 + R4G_SLOTS - 1) / R4G_SLOTS, TG = T * G;
+  const int C = (int)gridDim.x, cta = (int)blockIdx.x;
   const int tq = u0 / G;
   r4_pdl_wait();  // a no-op by now (the producer waited); orders the writes below
   if (u0 != tq * G || len != G) {
-    float* slots = reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES);
+    float4* slots = reinterpret_cast<float4*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES);
     const int c_first = r4g_cta_of(tq * G, C, TG);
     const int slot = cta - c_first;
     const int ti = (int)threadIdx.x;  // a consumer thread: 0 .. 128 * CW - 1
     const auto at = [&](int j, int q) {
-      return reinterpret_cast<float4*>(slots) +
-             (((i64)j * T + tq) * (R4G_FRAG / 4) + q) * (128 * R4G_CW) + ti;
+      return slots + (((i64)j * T + tq) * (R4G_FRAG / 4) + q) * (128 * R4G_CW) + ti;
     };
 #pragma unroll
     for (int q = 0; q < R4G_FRAG / 4; ++q) {
-      const int f = 4 * q;
-      *at(slot, q) = make_float4(acc[f / (R4G_NR / 2)][f % (R4G_NR / 2)],
-                                 acc[(f + 1) / (R4G_NR / 2)][(f + 1) % (R4G_NR / 2)],
-                                 acc[(f + 2) / (R4G_NR / 2)][(f + 2) % (R4G_NR / 2)],
-                                 acc[(f + 3) / (R4G_NR / 2)][(f + 3) % (R4G_NR / 2)]);
+      const int f = 4 * q, p = f / (R4G_NR / 2), i = f % (R4G_NR / 2);
+      *at(slot, q) = make_float4(acc[p][i], acc[p][i + 1], acc[p][i + 2], acc[p][i + 3]);
     }
     __threadfence();
     r4g_consumer_sync();
     u32* counters = static_cast<u32*>(ws);
     if (threadIdx.x == 0) {
       const int nc = r4g_cta_of(tq * G + G - 1, C, TG) - c_first + 1;
+      if (nc > r4g_sk_slots(G, TG, C)) __trap();  // past the workspace's slots
       const u32 prev = atomicAdd(&counters[tq], 1u);
       r4g_last = prev == (u32)(nc - 1) ? nc : 0;
       if (prev == (u32)(nc - 1)) counters[tq] = 0u;  // every contributor has arrived
     }
     r4g_consumer_sync();
     const int nc = r4g_last;
-    if (nc == 0 || (R4G_LESION & 8)) return;
+    if (nc == 0) return;
     __threadfence();
-    // Slot order, R4G_RB float4s at a time (their loads in flight together); 0 + p0 is p0 exactly.
+    // Slot order, eight float4s per round trip.
 #pragma unroll
-    for (int h = 0; h < R4G_FRAG / 4; h += R4G_RB) {
-      float4 sum[R4G_RB];
+    for (int h = 0; h < R4G_FRAG / 4; h += 8) {
+      float4 sum[8];
 #pragma unroll
-      for (int q = 0; q < R4G_RB; ++q) sum[q] = make_float4(0.f, 0.f, 0.f, 0.f);
+      for (int q = 0; q < 8; ++q) sum[q] = make_float4(0.f, 0.f, 0.f, 0.f);
       for (int j = 0; j < nc; ++j) {
 #pragma unroll
-        for (int q = 0; q < R4G_RB; ++q) {
+        for (int q = 0; q < 8; ++q) {
           if (h + q >= R4G_FRAG / 4) break;
-          const int f = 4 * (h + q);
-          float4 v;
-          if (j == slot) {
-            v = make_float4(acc[f / (R4G_NR / 2)][f % (R4G_NR / 2)],
-                            acc[(f + 1) / (R4G_NR / 2)][(f + 1) % (R4G_NR / 2)],
-                            acc[(f + 2) / (R4G_NR / 2)][(f + 2) % (R4G_NR / 2)],
-                            acc[(f + 3) / (R4G_NR / 2)][(f + 3) % (R4G_NR / 2)]);
-          } else {
-            v = r4_ld_coherent4(reinterpret_cast<const float*>(at(j, h + q)));
-          }
+          const int f = 4 * (h + q), p = f / (R4G_NR / 2), i = f % (R4G_NR / 2);
+          const float4 v = j == slot
+                               ? make_float4(acc[p][i], acc[p][i + 1], acc[p][i + 2], acc[p][i + 3])
+                               : r4_ld_coherent4(reinterpret_cast<const float*>(at(j, h + q)));
           sum[q].x += v.x;
           sum[q].y += v.y;
           sum[q].z += v.z;
@@ -535,20 +495,20 @@ __device__ inline void r4g_streamk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int
         }
       }
 #pragma unroll
-      for (int q = 0; q < R4G_RB; ++q) {
+      for (int q = 0; q < 8; ++q) {
         if (h + q >= R4G_FRAG / 4) break;
-        const int f = 4 * (h + q);
-        acc[f / (R4G_NR / 2)][f % (R4G_NR / 2)] = sum[q].x;
-        acc[(f + 1) / (R4G_NR / 2)][(f + 1) % (R4G_NR / 2)] = sum[q].y;
-        acc[(f + 2) / (R4G_NR / 2)][(f + 2) % (R4G_NR / 2)] = sum[q].z;
-        acc[(f + 3) / (R4G_NR / 2)][(f + 3) % (R4G_NR / 2)] = sum[q].w;
+        const int f = 4 * (h + q), p = f / (R4G_NR / 2), i = f % (R4G_NR / 2);
+        acc[p][i] = sum[q].x;
+        acc[p][i + 1] = sum[q].y;
+        acc[p][i + 2] = sum[q].z;
+        acc[p][i + 3] = sum[q].w;
       }
     }
   }
-  // The tile's outputs (whole segment, or the last contributor's sum).
+  // The tile's outputs (a whole segment, or the last contributor's sum); accumulator 4 i + e of
+  // tile p is (row n0 + 8 (e >> 1), activation row m0 + (e & 1)).
   const int wg = (int)(threadIdx.x >> 7), warp = (int)((threadIdx.x >> 5) & 3);
   const int g = r4_lane() >> 2, t = r4_lane() & 3;
-  const int ntiles16 = N >> 4;
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p) {
     const int t16 = tq * R4G_SLOTS + (wg * R4_NPW + p) * 4 + warp;
@@ -584,16 +544,13 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   const r4_saddr full = base, empty = base + 8 * R4_ST;
   const r4_saddr ring = base + R4G_RING_OFFSET;
   const int KB = K >> 6, G = K >> 7;
-#if R4G_STREAMK
-  const int TG = (int)gridDim.x * G;  // units: gridDim.x N tiles x G groups (one M tile)
-  const int nblk = (int)(gridDim.x * gridDim.y * gridDim.z);
-  const int nct = min(min(nblk, R4G_STREAMK), TG);  // the blocks that run
-  const int cta = (int)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
-  if (cta >= nct) return;
-  const int g_begin = (int)((i64)cta * TG / nct);  // the block's first unit
-  const int iters = (int)((i64)(cta + 1) * TG / nct) - g_begin;
+#if R4G_SKS
   const int ntiles16 = N >> 4;
-  const int tile16_first = 0, m_base = 0;
+  const int TG = (ntiles16 + R4G_SLOTS - 1) / R4G_SLOTS * G;  // units: N tiles x groups
+  const int nct = (int)gridDim.x, cta = (int)blockIdx.x;     // the launcher: nct <= TG
+  const int g_begin = (int)((i64)cta * TG / nct);            // the block's first unit
+  const int iters = (int)((i64)(cta + 1) * TG / nct) - g_begin;
+  const int tile16_first = 0, m_base = 0;  // one M tile (is_valid)
 #else
   const int g_begin = (int)(((i64)blockIdx.y * G) / R4_SK);
   const int g_end = (int)(((i64)(blockIdx.y + 1) * G) / R4_SK);
@@ -614,7 +571,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   __syncthreads();
 
   const int wg = (int)(threadIdx.x >> 7);
-#if !R4G_STREAMK
+#if !R4G_SKS
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
 #endif
   if (wg == R4G_CW) {
@@ -633,8 +590,8 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         acc[p][i] = 0.0f;
         part[p][i] = 0;
       }
-#if R4G_STREAMK
-    // The block's range, one tile's segment at a time; each segment ends in its store.
+#if R4G_SKS
+    // The block's range, one tile's segment at a time; each segment ends in r4g_sk_segment.
     for (int seg_first = 0; seg_first < iters;) {
       const int u0 = g_begin + seg_first;
       const int seg_end = min(iters, seg_first + G - u0 % G);
@@ -652,35 +609,10 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
         continue;
       }
-#if R4G_STREAMK && R4G_SPLITDQ
-      // One tile's fragments at a time (16 registers of int8 codes, not 32).
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) {
-        u32 a1[R4G_STEPS][4];
-        r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a1);
-        r4wg::wgmma_fence();
-#pragma unroll
-        for (int st = 0; st < R4G_STEPS; ++st) {
-          const u64 desc = r4wg::smem_desc(a_stage + r4::wgmma_layout::step_offset(st, R4G_NR),
-                                           r4::wgmma_layout::lbo_bytes(R4G_NR),
-                                           r4::wgmma_layout::sbo_bytes());
-          r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a1[st], desc, st > 0 ? 1 : 0);
-        }
-      }
-#else
       u32 a[R4_NPW][R4G_STEPS][4];
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p)
         r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
-#if R4G_STREAMK && !R4G_NOUNDEF
-      // The partials' old values are dead here (the group's first wgmma ignores them, scale-d 0);
-      // an empty definition says so, so that they hold no registers between the promotion and
-      // this point (the segment stores run there; else they spilled at the 168-register cap).
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-        for (int i = 0; i < R4G_NR / 2; ++i) r4wg::undefine(part[p][i]);
-#endif
       r4wg::wgmma_fence();
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p)
@@ -692,7 +624,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           // The stage is one 128-K group: its first k-step starts the group's partial afresh.
           r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
         }
-#endif
       r4wg::wgmma_commit();
       // Every stage waits for its own wgmmas before the promotion. Keeping two stages' groups in
       // flight (two partials, wgmma.wait_group 1) was tried (session 14): ptxas 13.0 then warns
@@ -722,16 +653,14 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       __syncwarp();
       if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
     }
-#if R4G_STREAMK
-      r4g_streamk_segment(acc, u0, seg_end - seg_first, sa, C, ws, M, N, K);
+#if R4G_SKS
+      r4g_sk_segment(acc, u0, seg_end - seg_first, sa, C, ws, M, N, K);
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
         for (int i = 0; i < R4G_NR / 2; ++i) acc[p][i] = 0.0f;
       seg_first = seg_end;
     }
-#endif
-#if R4G_STREAMK
     if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
   }
 }

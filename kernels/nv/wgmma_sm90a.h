@@ -141,9 +141,6 @@ __device__ inline void wgmma_wait() {
 __device__ inline void fence_operand(float& r) {
   asm volatile("" : "+f"(r)::"memory");
 }
-// A definition with no instruction: the register's old value is dead from here on.
-__device__ inline void undefine(float& r) { asm volatile("" : "=f"(r)); }
-__device__ inline void undefine(i32& r) { asm volatile("" : "=r"(r)); }
 __device__ inline void fence_operand(i32& r) {
   asm volatile("" : "+r"(r)::"memory");
 }

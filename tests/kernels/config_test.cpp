@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <vector>
 
 #include "kernels/family.hpp"
 #include "kernels/tolerance.hpp"
@@ -42,7 +43,7 @@ TEST(Config, SpaceIsModerateAndValid) {
     EXPECT_GT(per_gen[0], 100u);
     EXPECT_LE(per_gen[0], 400u);
     EXPECT_GT(per_gen[1], 100u);
-    EXPECT_LE(per_gen[1], 400u);
+    EXPECT_LE(per_gen[1], 420u);  // w4a8: 390 split-K tuples + 14 stream-K (session 25)
     EXPECT_GT(per_gen[2], 50u);
     EXPECT_LE(per_gen[2], 400u);
   }
@@ -238,6 +239,44 @@ TEST(Family, NamesAndWorkspace) {
   EXPECT_EQ(d.grid.z, 3u);
   EXPECT_EQ(d.block.x, 128u);
   EXPECT_LE(d.shared_bytes, static_cast<unsigned>(kSharedLimit));
+}
+
+// Stream-K (SK = kSm90aStreamK): where it is valid, its 1-D grid, and that the workspace's slots
+// per tile cover every tile's contributors under the kernel's split of the units
+// (kernels/nv/gemm_w4_sm90a.h: block c runs units [c * U / C, (c + 1) * U / C)).
+TEST(Config, StreamKGeometry) {
+  const Config sk{8, kSm90aStreamK, 4, 1, 1, kGenSm90a, 4};
+  EXPECT_TRUE(is_stream_k(sk));
+  EXPECT_TRUE(is_valid(KernelId::gemm_w4a8_nt, sk, sm90, {17408, 5120, 64}));
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, sk, sm90, {17408, 5120, 48}));  // MB 4 > 3 tiles
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, {8, kSm90aStreamK, 2, 1, 1, kGenSm90a, 4}, sm90,
+                        {17408, 5120, 64}));  // two M tiles: one per range only
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, {8, kSm90aStreamK, 4, 2, 1, kGenSm90a, 4},
+                        sm90));  // spills
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, {4, kSm90aStreamK, 4, 1, 1, kGenSm90a, 4}, sm90));
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, {8, kSm90aStreamK, 4, 1, 1, kGenSm90a, 6}, sm90));
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, {4, kSm90aStreamK, 1, 1, 1, kGenLdg, 2}, sm90));
+  const auto d = launch_dims(KernelId::gemm_w4a8_nt, sk, sm90, {17408, 5120, 64});
+  EXPECT_EQ(d.grid.x, 132u);  // 136 tiles x 40 groups over at most 132 blocks
+  EXPECT_EQ(d.grid.y, 1u);
+  EXPECT_EQ(d.grid.z, 1u);
+  const auto g = stream_k(sk, 17408, 5120);
+  EXPECT_EQ(workspace_bytes(KernelId::gemm_w4a8_nt, sk, {17408, 5120, 64}),
+            65536u + static_cast<std::size_t>(g.slots * 136 * 64 * 128 * 4));
+  // Fewer units than blocks: one block per unit.
+  EXPECT_EQ(stream_k(sk, 256, 256).blocks, 4);  // 2 tiles x 2 groups
+  for (std::int64_t n : {128, 256, 1280, 3072, 5120, 17408, 28672})
+    for (std::int64_t k : {128, 640, 2048, 5120, 8704, 14336}) {
+      const auto s = stream_k(sk, n, k);
+      const std::int64_t G = k / kGroup;
+      std::vector<int> contributors(static_cast<std::size_t>(s.tiles), 0);
+      for (std::int64_t c = 0; c < s.blocks; ++c) {
+        const std::int64_t b = c * s.units / s.blocks, e = (c + 1) * s.units / s.blocks;
+        ASSERT_LT(b, e) << n << "x" << k;  // every block has work
+        for (std::int64_t t = b / G; t <= (e - 1) / G; ++t) ++contributors[t];
+      }
+      for (int nc : contributors) ASSERT_LE(nc, s.slots) << n << "x" << k;
+    }
 }
 
 }  // namespace

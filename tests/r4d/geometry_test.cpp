@@ -31,7 +31,7 @@ TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
           const r4d::Config c{kc.wv, kc.sk, kc.mb, kc.npw, kc.nt, kc.gen, kc.st};
           ASSERT_EQ(r4d::detail::to_kernels(c), kc);
           const auto want = rk::launch_dims(id, kc, arch, s);
-          const auto got = r4d::detail::gemm_dims(id, c, m, n, /*clusters=*/true);
+          const auto got = r4d::detail::gemm_dims(id, c, m, n, k, /*clusters=*/true);
           ASSERT_EQ(got.gx, want.grid.x);
           ASSERT_EQ(got.gy, want.grid.y);
           ASSERT_EQ(got.gz, want.grid.z);
@@ -44,13 +44,13 @@ TEST(R4dGeometry, MatchesFamilyLaunchDimsAndWorkspace) {
           ASSERT_EQ(got.cluster_shared, want.cluster_shared);
           // Without clusters (a device or image without them) the same launch, minus the
           // cluster and the ldg generation's tile.
-          const auto plain = r4d::detail::gemm_dims(id, c, m, n, /*clusters=*/false);
+          const auto plain = r4d::detail::gemm_dims(id, c, m, n, k, /*clusters=*/false);
           ASSERT_EQ(plain.cluster_y, 1u);
           ASSERT_EQ(plain.gy, got.gy);
           if (kc.gen != rk::kGenLdg) {
             ASSERT_EQ(plain.shared, got.shared);
           }
-          ASSERT_EQ(r4d::detail::workspace_bytes(c, m, n), rk::workspace_bytes(id, kc, s));
+          ASSERT_EQ(r4d::detail::workspace_bytes(c, m, n, k), rk::workspace_bytes(id, kc, s));
           // The int8 activations' order r4d asks quant_act for is the one the tuner timed.
           if (id == rk::KernelId::gemm_w4a8_nt) {
             ASSERT_EQ(static_cast<int>(r4d::act_order(r4d::Dtype::w4a8, c)),

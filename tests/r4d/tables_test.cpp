@@ -70,7 +70,7 @@ TEST(R4dTables, WorkspaceCoversEveryRow) {
     for (const auto& r : r4d::table(d))
       most =
           std::max(most, r4d::detail::workspace_bytes({r.wv, r.sk, r.mb, r.npw, r.nt, r.gen, r.st},
-                                                      std::min(r.m_limit, 64), r.n));
+                                                      std::min(r.m_limit, 64), r.n, r.k));
   EXPECT_GE(r4d::workspace_bytes_required(), most);
 }
 

@@ -53,7 +53,9 @@ for name, table in tables.items():
             generations.add(gen)
             assert isinstance(lim, int) and gen in KNOBS, (name, n, k, lim, cfg)
             assert len(knobs) == len(KNOBS[gen]), (name, n, k, lim, cfg)
-            assert all(isinstance(x, int) and 1 <= x <= 64 for x in knobs[:4]), cfg
+            assert all(isinstance(x, int) and 1 <= x <= 64 for x in knobs[:4:2]), cfg
+            assert isinstance(knobs[1], int) and 1 <= knobs[1] <= 256, cfg  # SK: stream-K 132
+            assert isinstance(knobs[3], int) and 1 <= knobs[3] <= 64, cfg
             assert knobs[4] in (0, 1), cfg
             assert gen == "mma_sync" or 1 <= knobs[5] <= 64, cfg
 

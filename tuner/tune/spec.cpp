@@ -265,9 +265,11 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
       if (v["arch"] && sp.arch.empty()) fail(origin, "space." + kn + ".arch must not be empty");
       for (int x : sp.nt)
         if (x != 0 && x != 1) fail(origin, "space." + kn + ".NT must contain only 0 and 1");
-      for (const auto* l : {&sp.wv, &sp.sk, &sp.mb, &sp.npw, &sp.st})
+      for (const auto* l : {&sp.wv, &sp.mb, &sp.npw, &sp.st})
         for (int x : *l)
           if (x < 1 || x > 64) fail(origin, "space." + kn + ": knob values must be in 1..64");
+      for (int x : sp.sk)  // split-K factors, or the sm90a stream-K block count (132)
+        if (x < 1 || x > 256) fail(origin, "space." + kn + ".SK: values must be in 1..256");
       s.space[kn] = sp;
     }
   }

@@ -99,7 +99,7 @@ struct Dims {
   unsigned cluster_shared = 0;
 };
 [[nodiscard]] constexpr Dims gemm_dims(KernelId id, const Config& c, std::int64_t m, std::int64_t n,
-                                       bool clusters) {
+                                       std::int64_t k, bool clusters) {
   const std::int64_t per_block = static_cast<std::int64_t>(c.wv) * c.npw;
   const std::int64_t mtiles = (m + 15) / 16;
   const auto kc = to_kernels(c);
@@ -110,6 +110,10 @@ struct Dims {
   if (c.gen == r4::kernels::kGenSm90a) {
     d.block += 128;
     d.shared = static_cast<unsigned>(r4::kernels::sm90a_shared_bytes(id, kc));
+    if (r4::kernels::is_stream_k(kc)) {  // a 1-D grid (kernels/config.hpp stream_k)
+      d.gx = static_cast<unsigned>(r4::kernels::stream_k(kc, n, k).blocks);
+      d.gy = d.gz = 1;
+    }
     return d;
   }
   if (c.gen == r4::kernels::kGenLdg) {  // registers only, but for the cluster split-K tile
@@ -130,10 +134,16 @@ struct Dims {
 }
 inline constexpr unsigned kQuantActThreads = 256;  // kernels/quant_act.cu R4_QA_THREADS
 
-// kernels/family.cpp workspace_bytes: 0 when SK == 1, else the tile counters + SK*M*N f32.
-[[nodiscard]] constexpr std::size_t workspace_bytes(const Config& c, std::int64_t m,
-                                                    std::int64_t n) {
+// kernels/family.cpp workspace_bytes: 0 when SK == 1, else the tile counters + SK*M*N f32, or
+// for stream-K the counters + its slots x tiles partial tiles (kernels/config.hpp stream_k).
+[[nodiscard]] constexpr std::size_t workspace_bytes(const Config& c, std::int64_t m, std::int64_t n,
+                                                    std::int64_t k) {
   if (c.sk == 1) return 0;
+  if (r4::kernels::is_stream_k(to_kernels(c))) {
+    const auto g = r4::kernels::stream_k(to_kernels(c), n, k);
+    return static_cast<std::size_t>(r4::kernels::kSplitKCounters) * 4 +
+           static_cast<std::size_t>(g.slots * g.tiles * g.tile_bytes);
+  }
   return static_cast<std::size_t>(r4::kernels::kSplitKCounters) * 4 +
          static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(m * n) * 4;
 }

@@ -62,7 +62,7 @@ std::size_t splitk_required() {
   for (Dtype d : {Dtype::w4a16, Dtype::w4a8, Dtype::w4a8fp8, Dtype::mxfp4a8fp8})
     for (const r4d_table_row& r : table(d)) {
       const Config c{r.wv, r.sk, r.mb, r.npw, r.nt, r.gen, r.st};
-      most = std::max(most, detail::workspace_bytes(c, std::min(r.m_limit, GEMM_W4_MAX_M), r.n));
+      most = std::max(most, detail::workspace_bytes(c, std::min(r.m_limit, GEMM_W4_MAX_M), r.n, r.k));
     }
   return align_up(most);
 }
@@ -209,7 +209,7 @@ Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N, P
   k = find(id, c, a_bf16);
   if (k == nullptr || (c.gen == r4::kernels::kGenSm90a && !st->sm90a))
     return refuse(Status::not_compiled);
-  if (!r4::kernels::is_quant(id) && detail::workspace_bytes(c, M, N) > st->splitk_bytes)
+  if (!r4::kernels::is_quant(id) && detail::workspace_bytes(c, M, N, K) > st->splitk_bytes)
     return refuse(Status::workspace_too_small);
   return Status::ok;
 }
@@ -275,7 +275,7 @@ Status launch_w4a16(bool a_bf16, const void* a, const void* wq, const void* wsz,
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&a, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, *st, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N, st->clusters), args,
+  return enqueue(*k, *st, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N, K, st->clusters), args,
                  stream, use_pdl);
 }
 
@@ -444,7 +444,7 @@ Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* w
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, *st, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N, st->clusters), args,
+  return enqueue(*k, *st, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N, K, st->clusters), args,
                  stream, use_pdl);
 }
 
@@ -467,7 +467,7 @@ Status launch_fp8(KernelId id, const void* q, const void* sc, const void* wq, co
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, *st, detail::gemm_dims(id, cfg, M, N, st->clusters), args, stream, use_pdl);
+  return enqueue(*k, *st, detail::gemm_dims(id, cfg, M, N, K, st->clusters), args, stream, use_pdl);
 }
 
 // quant_act / quant_act_fp8: one block per row, the same arguments.
