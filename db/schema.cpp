@@ -363,6 +363,38 @@ void widen_generation_checks(const Connection& c) {
     throw Error("the generation CHECK of compiles / measurements is not the version-3 text");
 }
 
+// Version 6 (session 25): the sm90a generation's stream-K configs carry SK = 132 (the block count;
+// kernels/config.hpp kSm90aStreamK), which the version-1 CHECK (sk BETWEEN 1 AND 64) of compiles
+// and measurements refuses (the first H200 sweep with them failed on it, cleanly: "CHECK
+// constraint failed"). Loosened to 1..256 by the same edit of the CREATE text as version 5 (every
+// stored row still satisfies it). An older reader would take SK 132 for a split-K factor and
+// launch 132 splits, so v6 files are for v6 readers only.
+void widen_sk_checks(const Connection& c) {
+  const int schema_version = [&] {
+    auto s = c.prepare("PRAGMA schema_version");
+    if (!s.step()) throw Error("PRAGMA schema_version returned no row");
+    return s.i32(0);
+  }();
+  c.exec("PRAGMA writable_schema = ON");
+  try {
+    auto s = c.prepare(
+        "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2) "
+        "WHERE type = 'table' AND name IN ('compiles', 'measurements')");
+    s.bind_all("CHECK (sk BETWEEN 1 AND 64)", "CHECK (sk BETWEEN 1 AND 256)").run();
+    c.exec(fmt::format("PRAGMA schema_version = {}", schema_version + 1).c_str());
+  } catch (...) {
+    c.exec("PRAGMA writable_schema = OFF");
+    throw;
+  }
+  c.exec("PRAGMA writable_schema = OFF");
+  auto q = c.prepare(
+      "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
+      "name IN ('compiles', 'measurements') AND instr(sql, ?1) > 0");
+  q.bind(1, "CHECK (sk BETWEEN 1 AND 256)");
+  if (!q.step() || q.i32(0) != 2)
+    throw Error("the SK CHECK of compiles / measurements is not the version-1 text");
+}
+
 void write_meta(const Connection& c, int version, int compatible) {
   auto s = c.prepare(
       "INSERT INTO meta(key, value) VALUES (?1, ?2) "
@@ -378,6 +410,7 @@ const Migration kMigrations[] = {
     {3, 3, [](const Connection& c) { c.exec(kSchemaV3); }},
     {4, 3, [](const Connection& c) { c.exec(kSchemaV4); }},
     {5, 5, widen_generation_checks},
+    {6, 6, widen_sk_checks},
 };
 
 }  // namespace

@@ -185,12 +185,12 @@ TEST(Schema, NewerIncompatibleDatabaseIsRefused) {
     Connection c(path, OpenMode::read_write_create);
     c.exec(
         "UPDATE meta SET value = '8' WHERE key = 'version';"
-        "UPDATE meta SET value = '6' WHERE key = 'last_compatible_version';");
+        "UPDATE meta SET value = '7' WHERE key = 'last_compatible_version';");
   }
   const std::string before = read_file(path);
   try {
     auto s = Store::open(path);
-    FAIL() << "opened a schema 8 (compatible 6) database";
+    FAIL() << "opened a schema 8 (compatible 7) database";
   } catch (const SchemaError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("schema version 8"), std::string::npos) << msg;

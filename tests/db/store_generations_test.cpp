@@ -248,18 +248,37 @@ TEST(Generations, OlderFilesReadAsMmaSync) {
   }
 }
 
-// A file of today's schema is for v5 readers: a v2 build would take an sm90a row for an mma_sync
-// one, and a v3 or v4 build does not know the generation "ldg".
-TEST(Generations, OlderReadersRefuseAVersion5File) {
+// A file of today's schema is for v6 readers: a v2 build would take an sm90a row for an mma_sync
+// one, a v3 or v4 build does not know the generation "ldg", and a v5 build would take the stream-K
+// SK 132 for a split-K factor.
+TEST(Generations, OlderReadersRefuseAVersion6File) {
   TempDir dir;
   const std::string path = dir.file("a.db");
   { auto s = Store::open(path); }
   Connection c(path, OpenMode::read_only);
   const SchemaVersion v = read_schema_version(c);
-  EXPECT_EQ(v.compatible_version, 5);
+  EXPECT_EQ(v.compatible_version, 6);
   EXPECT_THROW(check_readable(v, 2, 1, path), SchemaError);
   EXPECT_THROW(check_readable(v, 4, 1, path), SchemaError);
-  EXPECT_NO_THROW(check_readable(v, 5, 1, path));
+  EXPECT_THROW(check_readable(v, 5, 1, path), SchemaError);
+  EXPECT_NO_THROW(check_readable(v, 6, 1, path));
+}
+
+// SK 132 (stream-K) is stored and read back; a version-5 file is migrated to admit it, its rows
+// kept.
+TEST(Generations, StreamKSkIsStoredAfterMigratingAVersion5File) {
+  TempDir dir;
+  const std::string path = dir.file("v5.db");
+  {
+    Connection c(path, OpenMode::read_write_create);
+    c.exec(read_file((kFixtures / "schema_v5.sql").string()));
+  }
+  auto s = Store::open(path);
+  EXPECT_EQ(s.schema_version().version, kSchemaVersion);
+  EXPECT_EQ(s.connection().query_text(
+                "SELECT count(*) FROM sqlite_schema WHERE instr(sql, 'sk BETWEEN 1 AND 256') > 0"),
+            "2");
+  EXPECT_EQ(s.connection().query_text("PRAGMA integrity_check"), "ok");
 }
 
 }  // namespace
