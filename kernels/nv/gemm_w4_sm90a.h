@@ -581,6 +581,9 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   } else {
     const int warp = (int)((threadIdx.x >> 5) & 3), lane = r4_lane();
     const int g = lane >> 2, t = lane & 3;
+#if R4G_SKS
+    (void)t;  // the segment ends recompute it (r4g_sk_segment)
+#endif
     float acc[R4_NPW][R4G_NR / 2];
     r4g_part part[R4_NPW][R4G_NR / 2];
 #pragma unroll
