@@ -325,6 +325,34 @@ ALTER TABLE floors ADD COLUMN gpu_id INTEGER REFERENCES gpus(id);
 ALTER TABLE steps ADD COLUMN gpu_id INTEGER REFERENCES gpus(id);
 )sql";
 
+// Replaces `from` by `to` in the CREATE text of compiles and measurements (a loosened CHECK: every
+// stored row still satisfies it), bumps schema_version, and checks that both tables now carry `to`
+// (a hand-edited file is refused with `what`, nothing changed).
+void loosen_check(const Connection& c, const char* from, const char* to, const char* what) {
+  const int schema_version = [&] {
+    auto s = c.prepare("PRAGMA schema_version");
+    if (!s.step()) throw Error("PRAGMA schema_version returned no row");
+    return s.i32(0);
+  }();
+  c.exec("PRAGMA writable_schema = ON");
+  try {
+    auto s = c.prepare(
+        "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2) "
+        "WHERE type = 'table' AND name IN ('compiles', 'measurements')");
+    s.bind_all(from, to).run();
+    c.exec(fmt::format("PRAGMA schema_version = {}", schema_version + 1).c_str());
+  } catch (...) {
+    c.exec("PRAGMA writable_schema = OFF");
+    throw;
+  }
+  c.exec("PRAGMA writable_schema = OFF");
+  auto q = c.prepare(
+      "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
+      "name IN ('compiles', 'measurements') AND instr(sql, ?1) > 0");
+  q.bind(1, to);
+  if (!q.step() || q.i32(0) != 2) throw Error(what);
+}
+
 // Version 5 (session 6): a third kernel generation, "ldg" (kernels/nv/gemm_w4_ldg.h), whose rows
 // the version-3 CHECK (gen IN ('mma_sync', 'sm90a')) of compiles and measurements refuses.
 // SQLite cannot alter a CHECK constraint; its documentation gives, for schema changes that do not
@@ -335,32 +363,9 @@ ALTER TABLE steps ADD COLUMN gpu_id INTEGER REFERENCES gpus(id);
 // version becomes 5: an older r4tune does not know the generation "ldg" and must refuse the file
 // rather than read those rows.
 void widen_generation_checks(const Connection& c) {
-  const int schema_version = [&] {
-    auto s = c.prepare("PRAGMA schema_version");
-    if (!s.step()) throw Error("PRAGMA schema_version returned no row");
-    return s.i32(0);
-  }();
-  c.exec("PRAGMA writable_schema = ON");
-  try {
-    auto s = c.prepare(
-        "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2) "
-        "WHERE type = 'table' AND name IN ('compiles', 'measurements')");
-    s.bind_all("CHECK (gen IN ('mma_sync', 'sm90a'))",
-               "CHECK (gen IN ('mma_sync', 'sm90a', 'ldg'))")
-        .run();
-    c.exec(fmt::format("PRAGMA schema_version = {}", schema_version + 1).c_str());
-  } catch (...) {
-    c.exec("PRAGMA writable_schema = OFF");
-    throw;
-  }
-  c.exec("PRAGMA writable_schema = OFF");
-  // Both tables must now say so: a file whose CREATE text differs (edited by hand) is refused.
-  auto q = c.prepare(
-      "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
-      "name IN ('compiles', 'measurements') AND instr(sql, ?1) > 0");
-  q.bind(1, "CHECK (gen IN ('mma_sync', 'sm90a', 'ldg'))");
-  if (!q.step() || q.i32(0) != 2)
-    throw Error("the generation CHECK of compiles / measurements is not the version-3 text");
+  loosen_check(c, "CHECK (gen IN ('mma_sync', 'sm90a'))",
+               "CHECK (gen IN ('mma_sync', 'sm90a', 'ldg'))",
+               "the generation CHECK of compiles / measurements is not the version-3 text");
 }
 
 // Version 6 (session 25): the sm90a generation's stream-K configs carry SK = 132 (the block count;
@@ -370,29 +375,8 @@ void widen_generation_checks(const Connection& c) {
 // stored row still satisfies it). An older reader would take SK 132 for a split-K factor and
 // launch 132 splits, so v6 files are for v6 readers only.
 void widen_sk_checks(const Connection& c) {
-  const int schema_version = [&] {
-    auto s = c.prepare("PRAGMA schema_version");
-    if (!s.step()) throw Error("PRAGMA schema_version returned no row");
-    return s.i32(0);
-  }();
-  c.exec("PRAGMA writable_schema = ON");
-  try {
-    auto s = c.prepare(
-        "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2) "
-        "WHERE type = 'table' AND name IN ('compiles', 'measurements')");
-    s.bind_all("CHECK (sk BETWEEN 1 AND 64)", "CHECK (sk BETWEEN 1 AND 256)").run();
-    c.exec(fmt::format("PRAGMA schema_version = {}", schema_version + 1).c_str());
-  } catch (...) {
-    c.exec("PRAGMA writable_schema = OFF");
-    throw;
-  }
-  c.exec("PRAGMA writable_schema = OFF");
-  auto q = c.prepare(
-      "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
-      "name IN ('compiles', 'measurements') AND instr(sql, ?1) > 0");
-  q.bind(1, "CHECK (sk BETWEEN 1 AND 256)");
-  if (!q.step() || q.i32(0) != 2)
-    throw Error("the SK CHECK of compiles / measurements is not the version-1 text");
+  loosen_check(c, "CHECK (sk BETWEEN 1 AND 64)", "CHECK (sk BETWEEN 1 AND 256)",
+               "the SK CHECK of compiles / measurements is not the version-1 text");
 }
 
 void write_meta(const Connection& c, int version, int compatible) {

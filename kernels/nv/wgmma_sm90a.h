@@ -96,17 +96,14 @@ __device__ inline u64 evict_first_policy() {
 // bulk_copy with a policy made beforehand (evict_first true) or none.
 __device__ inline void bulk_copy_pol(r4_saddr dst, const void* src, u32 bytes, r4_saddr bar,
                                      bool evict_first, u64 pol) {
-  if (evict_first) {
-    asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;\n" ::"r"(dst),
-        "l"(src), "r"(bytes), "r"(bar), "l"(pol)
-        : "memory");
-  } else {
-    asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
-        "l"(src), "r"(bytes), "r"(bar)
-        : "memory");
+  if (!evict_first) {
+    bulk_copy(dst, src, bytes, bar, false);
+    return;
   }
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;\n" ::"r"(dst),
+      "l"(src), "r"(bytes), "r"(bar), "l"(pol)
+      : "memory");
 }
 
 // An arrival on `bar` once every cp.async this thread issued before it has landed (.noinc: it is

@@ -62,7 +62,8 @@ std::size_t splitk_required() {
   for (Dtype d : {Dtype::w4a16, Dtype::w4a8, Dtype::w4a8fp8, Dtype::mxfp4a8fp8})
     for (const r4d_table_row& r : table(d)) {
       const Config c{r.wv, r.sk, r.mb, r.npw, r.nt, r.gen, r.st};
-      most = std::max(most, detail::workspace_bytes(c, std::min(r.m_limit, GEMM_W4_MAX_M), r.n, r.k));
+      most =
+          std::max(most, detail::workspace_bytes(c, std::min(r.m_limit, GEMM_W4_MAX_M), r.n, r.k));
     }
   return align_up(most);
 }
@@ -275,8 +276,8 @@ Status launch_w4a16(bool a_bf16, const void* a, const void* wq, const void* wsz,
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&a, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, *st, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N, K, st->clusters), args,
-                 stream, use_pdl);
+  return enqueue(*k, *st, detail::gemm_dims(KernelId::gemm_w4a16_nt, cfg, M, N, K, st->clusters),
+                 args, stream, use_pdl);
 }
 
 }  // namespace
@@ -444,8 +445,8 @@ Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* w
     return refuse(Status::bad_argument);
   void* ws = st->base;
   void* args[] = {&q, &sc, &wq, &wsz, &c, &ws, &M, &N, &K};
-  return enqueue(*k, *st, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N, K, st->clusters), args,
-                 stream, use_pdl);
+  return enqueue(*k, *st, detail::gemm_dims(KernelId::gemm_w4a8_nt, cfg, M, N, K, st->clusters),
+                 args, stream, use_pdl);
 }
 
 Status gemm_w4a8_nt(const void* q, const void* sc, const void* wq, const void* wsz, void* c, int M,
