@@ -148,9 +148,11 @@ TEST_F(SweepScale, ACrashingWorkerIsRestartedItsRaceRetriedOnceThenGivenUpAndRes
   EXPECT_NE(r.out.find("failed, queued again"), std::string::npos) << r.out;
   expect_same_counts(counts(db, 2), want);
   // GPU 1's worker crashes at every race: its race is given up after the retry, the worker
-  // takes no more, the run is partial, and --resume finishes it.
+  // takes no more, the run is partial, and --resume finishes it. GPU 1 alone: with GPU 0 beside
+  // it, whether GPU 1 meets the same race twice depends on timing (a fresh-clone run on two cores
+  // had it fail two different races; session 25).
   auto p = sh("R4_REPLAY_DEVICES=X,X R4_REPLAY_RACE_CRASH_DEVICE=1 " +
-              sweep(*spec_, db, "--devices all"));
+              sweep(*spec_, db, "--devices 1"));
   EXPECT_EQ(p.code, 1) << p.out;
   EXPECT_NE(p.out.find("failed twice, given up"), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("GPU 1"), std::string::npos) << p.out;
