@@ -151,8 +151,8 @@ TEST_F(SweepScale, ACrashingWorkerIsRestartedItsRaceRetriedOnceThenGivenUpAndRes
   // takes no more, the run is partial, and --resume finishes it. GPU 1 alone: with GPU 0 beside
   // it, whether GPU 1 meets the same race twice depends on timing (a fresh-clone run on two cores
   // had it fail two different races; session 25).
-  auto p = sh("R4_REPLAY_DEVICES=X,X R4_REPLAY_RACE_CRASH_DEVICE=1 " +
-              sweep(*spec_, db, "--devices 1"));
+  auto p =
+      sh("R4_REPLAY_DEVICES=X,X R4_REPLAY_RACE_CRASH_DEVICE=1 " + sweep(*spec_, db, "--devices 1"));
   EXPECT_EQ(p.code, 1) << p.out;
   EXPECT_NE(p.out.find("failed twice, given up"), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("GPU 1"), std::string::npos) << p.out;
