@@ -13,7 +13,8 @@
 // Warp specialisation. CW = WV/4 consumer warpgroups, then one producer warpgroup:
 //   - the producer's four warp leaders stream the weight and scale bytes of each stage with 1-D
 //     bulk copies (cp.async.bulk: the sm80 layout keeps one 16-row tile's 128 K (one group) in
-//     1 KiB contiguous, its 16 scale dwords in 64 B) into a ring of ST stages completed by
+//     1 KiB contiguous, its 16 scale dwords in 64 B, ST groups' scales per copy: R4G_SCHUNK) into
+//     a ring of ST stages completed by
 //     transaction counts on an mbarrier per stage ("full"); all 128 producer threads stage the
 //     stage's activations (16*MB rows x 128 K) at the k-permutation the weight fragments carry
 //     (kernels/nv/wgmma_layout_sm90a.h), by one of three paths (R4G_DIRECT / R4G_STAGED /
@@ -81,7 +82,32 @@
 #define R4G_WBYTES 1024                            // one sm80 tile's 128 K: 2 x 512 B
 #define R4G_SBYTES 64                              // its 16 scale dwords of the group
 #define R4G_ABYTES (R4G_NR * 128 * R4G_EB)         // the stage's activations
+// Scale chunks (session 26). A 16-row tile's scale dwords of consecutive groups are contiguous in
+// the sm80 layout, so the leader copies R4G_SC groups' scales of a slot at once, into a ring of
+// R4G_SR entries per slot beside the stages, instead of one 64-byte copy per slot and stage: the
+// ring's rate follows its number of bulk copies (session 25: 22.74 us for gate_up's bare ring with
+// the scale copies, 18.16 without), and this takes ST - 1 of every ST of them away. The copy rides
+// on the transaction count of its first stage; the consumers read later stages' entries after
+// waiting for that stage (in order). An entry of stage j is overwritten by the copy issued with
+// stage a >= j + R4G_SR - R4G_SC + 1 (a copy never crosses a multiple of R4G_SC, R4G_SR = 2 R4G_SC),
+// which the producer issues only after stage a - ST's release, hence after stage j's as long as
+// R4G_SC >= ST - 1 (and no copy of the first ST stages, issued before any release, overwrites).
+// 0: the old per-stage copies (A/B only; config.hpp sizes shared memory for the chunks, >= that).
+#ifndef R4G_SCHUNK
+#define R4G_SCHUNK 1
+#endif
+#if R4G_SCHUNK
+#define R4G_SC R4_ST
+#define R4G_SR (2 * R4_ST)
+#define R4G_STAGE (R4G_SLOTS * R4G_WBYTES + R4G_ABYTES)
+#define R4G_SRING (R4G_SLOTS * R4G_SR * R4G_SBYTES)
+#else
+#define R4G_SC 1
+#define R4G_SR 1
 #define R4G_STAGE (R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES) + R4G_ABYTES)
+#define R4G_SRING 0
+#endif
+#define R4G_AOFF (R4G_STAGE - R4G_ABYTES)  // the activations' offset in a stage
 #define R4G_RING_OFFSET 1024                       // the ring after the barriers
 #define R4G_STEPS (R4G_EB == 2 ? 8 : 4)            // wgmma k-steps per stage
 // EXPERIMENT ONLY (r4kern --one --define): R4G_LESION bit 1 skips the producer's activation
@@ -125,6 +151,37 @@
 
 __device__ inline void r4g_st32(r4_saddr a, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
+}
+
+// Where slot `slot`'s scales of a stage lie: in the stage (R4G_SCHUNK 0), or at entry e = it % R4G_SR
+// of the scale ring. The consumers carry e from stage to stage: computed from `it` there, it cost
+// the 16-bit consumer 13 registers at ST 6 (80 -> 93: no second block per SM; ptxas 13.0).
+__device__ inline r4_saddr r4g_scale_at(r4_saddr ring, r4_saddr stage, int slot, int e) {
+#if R4G_SCHUNK
+  (void)stage;
+  return ring + R4_ST * R4G_STAGE + (slot * R4G_SR + e) * R4G_SBYTES;
+#else
+  (void)ring;
+  (void)e;
+  return stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES;
+#endif
+}
+// The groups whose scales the leader copies with stage `it` of `iters` (group `grp` of its N tile
+// of G groups): a chunk starts at every multiple of R4G_SC and, under stream-K, at a tile's first
+// group (the next tile's scales are elsewhere); 0: none.
+__device__ inline int r4g_scale_groups(int it, int iters, int grp, int G) {
+#if R4G_SCHUNK
+  const int r = it % R4G_SC;
+  if (r != 0 && !(R4G_SKS && grp == 0)) return 0;
+  const int n = min(R4G_SC - r, iters - it);
+  return R4G_SKS ? min(n, G - grp) : n;
+#else
+  (void)it;
+  (void)iters;
+  (void)grp;
+  (void)G;
+  return 1;
+#endif
 }
 
 #if !R4G_DIRECT
@@ -207,14 +264,16 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   const auto issue = [&](int it) {
     const int s = it % R4_ST;
     const r4_saddr stage = ring + s * R4G_STAGE;
-    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
+    const int sn = r4g_scale_groups(it, iters, g_begin + it, G);
+    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + sn * R4G_SBYTES));
 #pragma unroll
     for (int i = 0; i < R4G_TPC; ++i) {
       const int slot = pw * R4G_TPC + i;
       r4wg::bulk_copy_pol(stage + slot * R4G_WBYTES, wsrc[i] + it * 64, R4G_WBYTES, full + 8 * s,
                           R4_NT != 0, pol);
-      r4wg::bulk_copy_pol(stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES, ssrc[i] + it * 16,
-                          R4G_SBYTES, full + 8 * s, R4_NT != 0, pol);
+      if (sn > 0)
+        r4wg::bulk_copy_pol(r4g_scale_at(ring, stage, slot, it % R4G_SR), ssrc[i] + it * 16,
+                            sn * R4G_SBYTES, full + 8 * s, R4_NT != 0, pol);
     }
   };
 #else
@@ -236,15 +295,17 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
 #else
     const int grp = g_begin + it, tfirst = tile16_first;
 #endif
-    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + R4G_SBYTES));
+    const int sn = r4g_scale_groups(it, iters, grp, G);
+    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + sn * R4G_SBYTES));
 #pragma unroll
     for (int i = 0; i < R4G_TPC; ++i) {
       const int slot = pw * R4G_TPC + i;
       const int t16 = min(tfirst + slot, ntiles16 - 1);  // past N: a valid tile, not stored
       r4wg::bulk_copy(stage + slot * R4G_WBYTES, wq + ((i64)t16 * KB + 2 * grp) * 32, R4G_WBYTES,
                       full + 8 * s, R4_NT != 0);
-      r4wg::bulk_copy(stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES,
-                      wsz + ((i64)t16 * G + grp) * 16, R4G_SBYTES, full + 8 * s, R4_NT != 0);
+      if (sn > 0)
+        r4wg::bulk_copy(r4g_scale_at(ring, stage, slot, it % R4G_SR), wsz + ((i64)t16 * G + grp) * 16,
+                        sn * R4G_SBYTES, full + 8 * s, R4_NT != 0);
     }
   };
 #endif
@@ -293,7 +354,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
 #else
       const char* src = src_of(it);
 #endif
-      const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
+      const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_AOFF;
 #pragma unroll
       for (int i = 0; i < R4G_PER; ++i)
         if (alive[i]) r4_cp_async16(a_stage + 16 * (pt + 128 * i), src + aoff[i]);
@@ -303,7 +364,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
     r4wg::cp_async_mbar_arrive_noinc(full + 8 * s);
   }
 #elif R4G_STAGED
-  const r4_saddr stg = ring + R4_ST * R4G_STAGE;  // the staging ring, after the stages
+  const r4_saddr stg = ring + R4_ST * R4G_STAGE + R4G_SRING;  // after the stages and scales
   // One commit group per group of K (empty past the split), so wait_group counts stages.
   const auto stage_act = [&](int it) {
     if (!(R4G_LESION & 1) && it < iters) {
@@ -332,7 +393,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
       const r4_saddr slot = stg + (it % R4G_SD) * R4G_STG_BYTES + 16 * pt;
 #pragma unroll
       for (int i = 0; i < R4G_PER; ++i) v[i] = r4_lds16(slot + i * 2048);
-      r4g_store_act(v, ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES), rows_live,
+      r4g_store_act(v, ring + s * R4G_STAGE + R4G_AOFF, rows_live,
                     pt);
     }
     r4wg::fence_proxy_async();
@@ -357,7 +418,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
           if (lane == 0) issue(it);
         }
         if (!(R4G_LESION & 1))
-          r4g_store_act(buf[j], ring + s * R4G_STAGE + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES),
+          r4g_store_act(buf[j], ring + s * R4G_STAGE + R4G_AOFF,
                         rows_live, pt);
         r4wg::fence_proxy_async();
         r4wg::mbar_arrive(full + 8 * s);
@@ -593,6 +654,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         acc[p][i] = 0.0f;
         part[p][i] = 0;
       }
+    int se = 0;  // it % R4G_SR, carried (r4g_scale_at)
 #if R4G_SKS
     // The block's range, one tile's segment at a time; each segment ends in r4g_sk_segment.
     for (int seg_first = 0; seg_first < iters;) {
@@ -605,7 +667,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       const int s = it % R4_ST;
       r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
       const r4_saddr stage = ring + s * R4G_STAGE;
-      const r4_saddr a_stage = stage + R4G_SLOTS * (R4G_WBYTES + R4G_SBYTES);
+      const r4_saddr a_stage = stage + R4G_AOFF;
       if (R4G_DIRECT) r4wg::fence_proxy_async();  // the producer's cp.async writes, before wgmma
       if (R4G_LESION & 2) {
         __syncwarp();
@@ -641,7 +703,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       // The group's promotion: one multiply by its f32 scale per accumulator (rows g, g+8).
 #pragma unroll
       for (int p = 0; p < R4_NPW; ++p) {
-        const r4_saddr sc = stage + R4G_SLOTS * R4G_WBYTES + ((wg * R4_NPW + p) * 4 + warp) * R4G_SBYTES;
+        const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
         const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
         const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
 #pragma unroll
@@ -653,6 +715,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       // 15: the direct producer, whose copies start right after the release, failed 1,157 of
       // 45,960 sweep checks without it and none with it (cost on the staged producer +0.2-1.5%).
       if (R4G_WARF) r4wg::fence_proxy_async();
+      se = se + 1 == R4G_SR ? 0 : se + 1;
       __syncwarp();
       if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
     }
