@@ -122,27 +122,15 @@ enum class ActOrder : int { natural = 0, sm90a = 1 };
 }
 
 // Mirrors kernels/nv/gemm_w4_sm90a.h (R4G_STAGE, R4G_SRING, R4G_RING_OFFSET, R4G_SD): the
-// barriers' 1 KiB, then ST stages of 4*(WV/4)*NPW sm80 tiles x 1 KiB of weights and 16*MB
-// activation rows x 128 K, then the scale ring (2 ST groups of 64 B per tile: R4G_SCHUNK), then, for
-// the one-byte configs that read natural order (R4G_STAGED), the producer's staging ring:
-// kSm90aActStaging slots of the stage's activations.
+// barriers' 1 KiB, then ST stages of 4*(WV/4)*NPW sm80 tiles x 1 KiB of weights (+ 64 B of
+// their scales without R4G_SCHUNK) and 16*MB activation rows x 128 K, then the scale ring (2 ST
+// groups of 64 B per tile, with R4G_SCHUNK), then, for the one-byte configs that read natural
+// order (R4G_STAGED), the producer's staging ring: kSm90aActStaging slots of the stage's
+// activations.
 inline constexpr int kSm90aActStaging = 4;
 [[nodiscard]] constexpr std::int64_t sm90a_act_bytes(KernelId id, const Config& c) {
   const std::int64_t act_bytes = id == KernelId::gemm_w4a16_nt ? 2 : 1;
   return 16 * c.mb * 128 * act_bytes;
-}
-[[nodiscard]] constexpr std::int64_t sm90a_stage_bytes(KernelId id, const Config& c) {
-  return static_cast<std::int64_t>(c.wv) * c.npw * 1024 + sm90a_act_bytes(id, c);
-}
-[[nodiscard]] constexpr std::int64_t sm90a_scale_ring_bytes(const Config& c) {
-  return 2LL * c.st * c.wv * c.npw * 64;
-}
-[[nodiscard]] constexpr bool sm90a_staged(KernelId id, const Config& c) {
-  return id != KernelId::gemm_w4a16_nt && act_order(id, c) == ActOrder::natural;
-}
-[[nodiscard]] constexpr std::int64_t sm90a_shared_bytes(KernelId id, const Config& c) {
-  return 1024 + static_cast<std::int64_t>(c.st) * sm90a_stage_bytes(id, c) +
-         sm90a_scale_ring_bytes(c) + (sm90a_staged(id, c) ? kSm90aActStaging * sm90a_act_bytes(id, c) : 0);
 }
 // Stream-K (kernels/nv/gemm_w4_sm90a.h R4G_SKS): SK = kSm90aStreamK launches a 1-D grid of at
 // most that many blocks (one wave of an H100 / H200 SXM's 132 SMs at one block per SM; on a device
@@ -151,6 +139,26 @@ inline constexpr int kSm90aActStaging = 4;
 inline constexpr int kSm90aStreamK = 132;
 [[nodiscard]] constexpr bool is_stream_k(const Config& c) {
   return c.gen == kGenSm90a && c.sk == kSm90aStreamK;
+}
+// R4G_SCHUNK: the one-byte kinds outside stream-K copy ST groups' scales at once into a ring of
+// 2 ST entries per tile; the others copy each stage's 64 B with the stage.
+[[nodiscard]] constexpr bool sm90a_scale_chunks(KernelId id, const Config& c) {
+  return id != KernelId::gemm_w4a16_nt && !is_stream_k(c);
+}
+[[nodiscard]] constexpr std::int64_t sm90a_stage_bytes(KernelId id, const Config& c) {
+  return static_cast<std::int64_t>(c.wv) * c.npw * (sm90a_scale_chunks(id, c) ? 1024 : 1088) +
+         sm90a_act_bytes(id, c);
+}
+[[nodiscard]] constexpr std::int64_t sm90a_scale_ring_bytes(KernelId id, const Config& c) {
+  return sm90a_scale_chunks(id, c) ? 2LL * c.st * c.wv * c.npw * 64 : 0;
+}
+[[nodiscard]] constexpr bool sm90a_staged(KernelId id, const Config& c) {
+  return id != KernelId::gemm_w4a16_nt && act_order(id, c) == ActOrder::natural;
+}
+[[nodiscard]] constexpr std::int64_t sm90a_shared_bytes(KernelId id, const Config& c) {
+  return 1024 + static_cast<std::int64_t>(c.st) * sm90a_stage_bytes(id, c) +
+         sm90a_scale_ring_bytes(id, c) +
+         (sm90a_staged(id, c) ? kSm90aActStaging * sm90a_act_bytes(id, c) : 0);
 }
 // A stream-K launch's geometry for an N x K shape: its N tiles, units (tile, 128-K group), blocks,
 // the workspace slots per tile (a block runs at least floor(units / blocks) units, so at most

@@ -92,9 +92,18 @@
 // stage a >= j + R4G_SR - R4G_SC + 1 (a copy never crosses a multiple of R4G_SC, R4G_SR = 2 R4G_SC),
 // which the producer issues only after stage a - ST's release, hence after stage j's as long as
 // R4G_SC >= ST - 1 (and no copy of the first ST stages, issued before any release, overwrites).
-// 0: the old per-stage copies (A/B only; config.hpp sizes shared memory for the chunks, >= that).
+// On for the one-byte kinds outside stream-K (kernels/config.hpp sm90a_scale_chunks mirrors it).
+// H200, r4kern --one as a race times it, three rounds each (spread <= 0.2 us; docs/PERF.md session
+// 26): gate_up's bare ring (8, 1, 4, 2, 1, 4) 22.67 -> 19.73 us; w4a8 gate_up M = 1 (4, 2, 1, 2,
+// 0, 4) 20.27 -> 19.69, M = 64 (8, 1, 4, 2, 1, 4) 38.35 -> 37.70; w4a8fp8 gate_up M = 16 (8, 4, 1,
+// 1, 1, 4) 27.11 -> 27.01. Off for stream-K, whose direct int8 winners lost 2% (gate_up M = 64
+// 36.61 -> 37.38, down 25.19 -> 25.75), and for the 16-bit kinds, whose register-staged producer
+// and consumer went past 85 registers at ST 6 and lost their second block per SM ((8, 4, 2, 1, 1,
+// 6) o M = 32 11.21 -> 13.88 us). A -D R4G_SCHUNK=0 / 1 is for A/B only: shared memory is sized
+// for the default.
+#define R4G_SKS (R4_SK > 16)  // stream-K
 #ifndef R4G_SCHUNK
-#define R4G_SCHUNK 1
+#define R4G_SCHUNK (R4G_EB == 1 && !R4G_SKS)
 #endif
 #if R4G_SCHUNK
 #define R4G_SC R4_ST
@@ -117,7 +126,6 @@
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
-#define R4G_SKS (R4_SK > 16)  // stream-K
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
 #endif
