@@ -141,9 +141,11 @@ inline constexpr int kSm90aStreamK = 132;
   return c.gen == kGenSm90a && c.sk == kSm90aStreamK;
 }
 // R4G_SCHUNK: the one-byte kinds outside stream-K copy ST groups' scales at once into a ring of
-// 2 ST entries per tile; the others copy each stage's 64 B with the stage.
+// 2 ST entries per tile; the others copy each stage's 64 B with the stage. Off, with R4G_SCHUNK_ON
+// in kernels/nv/gemm_w4_sm90a.h, until a sweep has verified it (session 26: docs/PERF.md).
+inline constexpr bool kSm90aScaleChunks = false;
 [[nodiscard]] constexpr bool sm90a_scale_chunks(KernelId id, const Config& c) {
-  return id != KernelId::gemm_w4a16_nt && !is_stream_k(c);
+  return kSm90aScaleChunks && id != KernelId::gemm_w4a16_nt && !is_stream_k(c);
 }
 [[nodiscard]] constexpr std::int64_t sm90a_stage_bytes(KernelId id, const Config& c) {
   return static_cast<std::int64_t>(c.wv) * c.npw * (sm90a_scale_chunks(id, c) ? 1024 : 1088) +

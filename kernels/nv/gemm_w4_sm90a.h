@@ -92,18 +92,22 @@
 // stage a >= j + R4G_SR - R4G_SC + 1 (a copy never crosses a multiple of R4G_SC, R4G_SR = 2 R4G_SC),
 // which the producer issues only after stage a - ST's release, hence after stage j's as long as
 // R4G_SC >= ST - 1 (and no copy of the first ST stages, issued before any release, overwrites).
-// On for the one-byte kinds outside stream-K (kernels/config.hpp sm90a_scale_chunks mirrors it).
+// For the one-byte kinds outside stream-K (kernels/config.hpp sm90a_scale_chunks mirrors it).
 // H200, r4kern --one as a race times it, three rounds each (spread <= 0.2 us; docs/PERF.md session
 // 26): gate_up's bare ring (8, 1, 4, 2, 1, 4) 22.67 -> 19.73 us; w4a8 gate_up M = 1 (4, 2, 1, 2,
 // 0, 4) 20.27 -> 19.69, M = 64 (8, 1, 4, 2, 1, 4) 38.35 -> 37.70; w4a8fp8 gate_up M = 16 (8, 4, 1,
 // 1, 1, 4) 27.11 -> 27.01. Off for stream-K, whose direct int8 winners lost 2% (gate_up M = 64
 // 36.61 -> 37.38, down 25.19 -> 25.75), and for the 16-bit kinds, whose register-staged producer
 // and consumer went past 85 registers at ST 6 and lost their second block per SM ((8, 4, 2, 1, 1,
-// 6) o M = 32 11.21 -> 13.88 us). A -D R4G_SCHUNK=0 / 1 is for A/B only: shared memory is sized
-// for the default.
+// 6) o M = 32 11.21 -> 13.88 us). OFF until a sweep has verified every config with it: session 26
+// measured the A/B above, then had no device left for the sweep. To turn it on, set R4G_SCHUNK_ON
+// here and kSm90aScaleChunks in kernels/config.hpp together (shared memory is sized there); a
+// -D R4G_SCHUNK=0 is then the A/B's old path (it needs less shared memory); -D R4G_SCHUNK=1
+// while they are off would overrun the block's shared memory.
+#define R4G_SCHUNK_ON 0
 #define R4G_SKS (R4_SK > 16)  // stream-K
 #ifndef R4G_SCHUNK
-#define R4G_SCHUNK (R4G_EB == 1 && !R4G_SKS)
+#define R4G_SCHUNK (R4G_SCHUNK_ON && R4G_EB == 1 && !R4G_SKS)
 #endif
 #if R4G_SCHUNK
 #define R4G_SC R4_ST
