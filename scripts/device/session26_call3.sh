@@ -1,4 +1,4 @@
-# Session 26, call 3: the acceptance sweeps at the landing candidate (scale chunks for the one-byte
+# Session 26, call 3 (NOT RUN: no device was lent after call 2; for the next session, with the chunks on): the acceptance sweeps
 # sm90a kinds outside stream-K): dflash from a cold database, again on the warm compile cache,
 # and llama3-8b cold; emitted tables, report and the stripped databases come back.
 set -u
