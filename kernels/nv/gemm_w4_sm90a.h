@@ -13,13 +13,13 @@
 // Warp specialisation. CW = WV/4 consumer warpgroups, then one producer warpgroup:
 //   - the producer's four warp leaders stream the weight and scale bytes of each stage with 1-D
 //     bulk copies (cp.async.bulk: the sm80 layout keeps one 16-row tile's 128 K (one group) in
-//     1 KiB contiguous, its 16 scale dwords in 64 B, ST groups' scales per copy: R4G_SCHUNK) into
-//     a ring of ST stages completed by
-//     transaction counts on an mbarrier per stage ("full"); all 128 producer threads stage the
-//     stage's activations (16*MB rows x 128 K) at the k-permutation the weight fragments carry
-//     (kernels/nv/wgmma_layout_sm90a.h), by one of three paths (R4G_DIRECT / R4G_STAGED /
-//     registers, r4g_produce): copied into place from quant_act's sm90a order, permuted through
-//     a staging ring, or permuted from registers; each thread then arrives on "full";
+//     1 KiB contiguous, its 16 scale dwords in 64 B; ST groups' scales per copy with R4G_SCHUNK,
+//     off) into a ring of ST stages completed by transaction counts on an mbarrier per stage
+//     ("full"); all 128 producer threads stage the stage's activations (16*MB rows x 128 K) at
+//     the k-permutation the weight fragments carry (kernels/nv/wgmma_layout_sm90a.h), by one of
+//     three paths (R4G_DIRECT / R4G_STAGED / registers, r4g_produce): copied into place from
+//     quant_act's sm90a order, permuted through a staging ring, or permuted from registers; each
+//     thread then arrives on "full";
 //   - each consumer warpgroup waits for a stage, dequantises its NPW 64-row tiles (one 16-byte
 //     shared load per lane per 64 K per tile, as the first generation), issues the stage's wgmmas
 //     (8 k16 steps for 16-bit activations, 4 k32 steps for int8), waits for them, fences the
@@ -89,9 +89,10 @@
 // the scale copies, 18.16 without), and this takes ST - 1 of every ST of them away. The copy rides
 // on the transaction count of its first stage; the consumers read later stages' entries after
 // waiting for that stage (in order). An entry of stage j is overwritten by the copy issued with
-// stage a >= j + R4G_SR - R4G_SC + 1 (a copy never crosses a multiple of R4G_SC, R4G_SR = 2 R4G_SC),
-// which the producer issues only after stage a - ST's release, hence after stage j's as long as
-// R4G_SC >= ST - 1 (and no copy of the first ST stages, issued before any release, overwrites).
+// stage a >= j + R4G_SR - R4G_SC + 1 (a copy never crosses a multiple of R4G_SC; R4G_SR is
+// 2 R4G_SC), which the producer issues only after stage a - ST's release, hence after stage j's
+// as long as R4G_SC >= ST - 1 (and no copy of the first ST stages, issued before any release,
+// overwrites).
 // For the one-byte kinds outside stream-K (kernels/config.hpp sm90a_scale_chunks mirrors it).
 // H200, r4kern --one as a race times it, three rounds each (spread <= 0.2 us; docs/PERF.md session
 // 26): gate_up's bare ring (8, 1, 4, 2, 1, 4) 22.67 -> 19.73 us; w4a8 gate_up M = 1 (4, 2, 1, 2,
@@ -165,9 +166,9 @@ __device__ inline void r4g_st32(r4_saddr a, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
 }
 
-// Where slot `slot`'s scales of a stage lie: in the stage (R4G_SCHUNK 0), or at entry e = it % R4G_SR
-// of the scale ring. The consumers carry e from stage to stage: computed from `it` there, it cost
-// the 16-bit consumer 13 registers at ST 6 (80 -> 93: no second block per SM; ptxas 13.0).
+// Where slot `slot`'s scales of a stage lie: in the stage (R4G_SCHUNK 0), or at entry
+// e = it % R4G_SR of the scale ring. The consumers carry e from stage to stage (computing it from
+// `it` there did not keep the 16-bit consumer at ST 6 from 93 registers either: docs/PERF.md).
 __device__ inline r4_saddr r4g_scale_at(r4_saddr ring, r4_saddr stage, int slot, int e) {
 #if R4G_SCHUNK
   (void)stage;
@@ -316,8 +317,8 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
       r4wg::bulk_copy(stage + slot * R4G_WBYTES, wq + ((i64)t16 * KB + 2 * grp) * 32, R4G_WBYTES,
                       full + 8 * s, R4_NT != 0);
       if (sn > 0)
-        r4wg::bulk_copy(r4g_scale_at(ring, stage, slot, it % R4G_SR), wsz + ((i64)t16 * G + grp) * 16,
-                        sn * R4G_SBYTES, full + 8 * s, R4_NT != 0);
+        r4wg::bulk_copy(r4g_scale_at(ring, stage, slot, it % R4G_SR),
+                        wsz + ((i64)t16 * G + grp) * 16, sn * R4G_SBYTES, full + 8 * s, R4_NT != 0);
     }
   };
 #endif
