@@ -86,13 +86,13 @@
 // the sm80 layout, so the leader copies R4G_SC groups' scales of a slot at once, into a ring of
 // R4G_SR entries per slot beside the stages, instead of one 64-byte copy per slot and stage: the
 // ring's rate follows its number of bulk copies (session 25: 22.74 us for gate_up's bare ring with
-// the scale copies, 18.16 without), and this takes ST - 1 of every ST of them away. The copy rides
-// on the transaction count of its first stage; the consumers read later stages' entries after
-// waiting for that stage (in order). An entry of stage j is overwritten by the copy issued with
-// stage a >= j + R4G_SR - R4G_SC + 1 (a copy never crosses a multiple of R4G_SC; R4G_SR is
-// 2 R4G_SC), which the producer issues only after stage a - ST's release, hence after stage j's
-// as long as R4G_SC >= ST - 1 (and no copy of the first ST stages, issued before any release,
-// overwrites).
+// the scale copies, 18.16 without), and this takes ST - 1 of every ST of them away (not under
+// stream-K: r4g_scale_groups). The copy rides on the transaction count of its first stage; the
+// consumers read later stages' entries after waiting for that stage (in order). An entry of
+// stage j is overwritten by the copy issued with stage a >= j + R4G_SR - R4G_SC + 1 (a copy never
+// crosses a multiple of R4G_SC; R4G_SR is 2 R4G_SC), which the producer issues only after stage
+// a - ST's release, hence after stage j's as long as R4G_SC >= ST - 1 (and no copy of the first
+// ST stages, issued before any release, overwrites).
 // For the one-byte kinds outside stream-K (kernels/config.hpp sm90a_scale_chunks mirrors it).
 // H200, r4kern --one as a race times it, three rounds each (spread <= 0.2 us; docs/PERF.md session
 // 26): gate_up's bare ring (8, 1, 4, 2, 1, 4) 22.67 -> 19.73 us; w4a8 gate_up M = 1 (4, 2, 1, 2,
@@ -179,20 +179,19 @@ __device__ inline r4_saddr r4g_scale_at(r4_saddr ring, r4_saddr stage, int slot,
   return stage + R4G_SLOTS * R4G_WBYTES + slot * R4G_SBYTES;
 #endif
 }
-// The groups whose scales the leader copies with stage `it` of `iters` (group `grp` of its N tile
-// of G groups): a chunk starts at every multiple of R4G_SC and, under stream-K, at a tile's first
-// group (the next tile's scales are elsewhere); 0: none.
-__device__ inline int r4g_scale_groups(int it, int iters, int grp, int G) {
+// The groups whose scales the leader copies with stage `it` of `iters`: a chunk at every
+// multiple of R4G_SC, cut at the block's last group; 0: none. Not under stream-K, whose ranges
+// cross N tiles (the next tile's scales are elsewhere; 27159bd cut the chunks there and measured
+// stream-K slower with them: docs/PERF.md "Session 26").
+#if R4G_SCHUNK && R4G_SKS
+#error "R4G_SCHUNK is for split-K / single-split configs, not stream-K"
+#endif
+__device__ inline int r4g_scale_groups(int it, int iters) {
 #if R4G_SCHUNK
-  const int r = it % R4G_SC;
-  if (r != 0 && !(R4G_SKS && grp == 0)) return 0;
-  const int n = min(R4G_SC - r, iters - it);
-  return R4G_SKS ? min(n, G - grp) : n;
+  return it % R4G_SC == 0 ? min(R4G_SC, iters - it) : 0;
 #else
   (void)it;
   (void)iters;
-  (void)grp;
-  (void)G;
   return 1;
 #endif
 }
@@ -277,7 +276,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   const auto issue = [&](int it) {
     const int s = it % R4_ST;
     const r4_saddr stage = ring + s * R4G_STAGE;
-    const int sn = r4g_scale_groups(it, iters, g_begin + it, G);
+    const int sn = r4g_scale_groups(it, iters);
     r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + sn * R4G_SBYTES));
 #pragma unroll
     for (int i = 0; i < R4G_TPC; ++i) {
@@ -308,7 +307,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
 #else
     const int grp = g_begin + it, tfirst = tile16_first;
 #endif
-    const int sn = r4g_scale_groups(it, iters, grp, G);
+    const int sn = r4g_scale_groups(it, iters);
     r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + sn * R4G_SBYTES));
 #pragma unroll
     for (int i = 0; i < R4G_TPC; ++i) {
