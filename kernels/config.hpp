@@ -140,6 +140,17 @@ inline constexpr int kSm90aStreamK = 132;
 [[nodiscard]] constexpr bool is_stream_k(const Config& c) {
   return c.gen == kGenSm90a && c.sk == kSm90aStreamK;
 }
+// The R4_SK a config is compiled with (kernels/splitk.h). 0 for SK 2, 4 and 8 on NVIDIA: split-K
+// read from the launch's gridDim.y, so those three SKs of a config share one compiled body (the
+// cold sweep compiled 2,017 configs of 828 such bodies: docs/PERF.md "Session 27"). The
+// configured SK otherwise: 1, 16 (its reduction's 64 registers stay out of the others' body),
+// stream-K, and AMD, whose kernels this project compiles offline but cannot run, so a shared body
+// there could not be verified.
+// kSplitKAtLaunch off compiles every SK apart, as before.
+inline constexpr bool kSplitKAtLaunch = true;
+[[nodiscard]] constexpr int sk_define(const Config& c, bool nvidia) {
+  return kSplitKAtLaunch && nvidia && (c.sk == 2 || c.sk == 4 || c.sk == 8) ? 0 : c.sk;
+}
 // R4G_SCHUNK: the one-byte kinds outside stream-K copy ST groups' scales at once into a ring of
 // 2 ST entries per tile; the others copy each stage's 64 B with the stage. Off, with R4G_SCHUNK_ON
 // in kernels/nv/gemm_w4_sm90a.h, until a sweep has verified it (session 26: docs/PERF.md).

@@ -84,7 +84,11 @@ gpu::CompileRequest compile_request(KernelId id, const Config& c, const gpu::Arc
       req.defines.push_back(fmt::format("R4_ST={}", c.st));
     }
     req.defines.push_back(fmt::format("R4_WV={}", c.wv));
-    req.defines.push_back(fmt::format("R4_SK={}", c.sk));
+    const int sk = sk_define(c, arch.vendor == gpu::Vendor::nvidia);
+    req.defines.push_back(fmt::format("R4_SK={}", sk));
+    // The body serves every SK that sk_define sends to it; the config's own is part of the
+    // cache key (one `compiles` row per config, as its checks and timings reference it).
+    if (sk != c.sk) req.launch_key = fmt::format("sk={}", c.sk);
     req.defines.push_back(fmt::format("R4_MB={}", c.mb));
     req.defines.push_back(fmt::format("R4_NPW={}", c.npw));
     req.defines.push_back(fmt::format("R4_NT={}", c.nt));

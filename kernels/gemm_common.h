@@ -3,7 +3,8 @@
 //
 // Config (compile-time; kernels/config.hpp says the legal ranges):
 //   R4_WV   warps (waves) per block; each warp owns R4_NPW 16-row weight tiles
-//   R4_SK   split-K factor: blockIdx.y takes 64-K blocks [y*KB/SK, (y+1)*KB/SK)
+//   R4_SK   split-K factor: blockIdx.y takes 64-K blocks [y*KB/SK, (y+1)*KB/SK); 0: SK is the
+//           launch's gridDim.y (one body for every SK > 1, kernels/splitk.h)
 //   R4_MB   16-row M tiles per block (blockIdx.z steps over them)
 //   R4_NPW  16-row weight tiles (N) per warp
 //   R4_NT   1: weight loads with an L2 evict-first policy (non-temporal on AMD)

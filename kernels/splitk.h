@@ -1,13 +1,14 @@
 // The deterministic split-K epilogue both kernel generations share (kernels/gemm_common.h,
 // kernels/nv/gemm_w4_sm90a.h). Needs R4_SK (the split-K factor) defined by the includer.
 //
-// Split-K (SK > 1) is deterministic: each block writes its f32 partial tile to
-// ws_partials[split][m][n]; the last block to arrive at a tile (one atomic counter per tile, at
-// the start of the workspace) sums splits 0..SK-1 in that order, writes bf16, and resets the
-// counter to 0. The workspace (kernels/family.hpp workspace_bytes) must be zeroed once when it is
-// allocated; every launch leaves its counters at zero again. Under programmatic dependent launch
-// a kernel touches the workspace only after its griddepcontrol.wait (kernels/prelude.h), i.e.
-// after the previous kernel completed, so consecutive kernels may share one workspace.
+// R4_SK 0: split-K whose factor is the launch's gridDim.y, 2, 4 or 8 (kernels/config.hpp
+// sk_define), so one compiled body serves those three SKs of a config: the sweep compiled every SK
+// apart (docs/PERF.md "Session 27"). Only the K range and the reduction read it: the range's
+// division becomes a shift (the three are powers of two), and each reduction below is instantiated
+// per factor and picked by a switch, so a split count runs the code a compile-time R4_SK of that
+// value runs. SK 16 stays a body of its own: its reduction keeps 16 float4 loads in flight, 64
+// registers that a body shared with it would hold whatever its SK (sm90a w4a8 (8,*,1,1,1,4): 50
+// registers at SK 2 and 4, 54 at SK 8, 86 at SK 16 or in a body of all four; nvcc 13.0).
 #ifndef R4_KERNELS_SPLITK_H
 #define R4_KERNELS_SPLITK_H
 
@@ -15,6 +16,50 @@
 
 #ifndef R4_SK
 #error "R4_SK (split-K factor) must be defined before kernels/splitk.h"
+#endif
+
+// The launch's split count: R4_SK, or under R4_SK 0 the grid's y extent.
+#if R4_SK == 0
+#define R4_SPLITS ((int)gridDim.y)
+#else
+#define R4_SPLITS R4_SK
+#endif
+
+// The first of `count` units (64-K blocks, 128-K groups) that split y of R4_SPLITS takes:
+// y * count / SK. Under R4_SK 0 the division is a shift, SK being a power of two there (a
+// run-time 64-bit division would sit on every block's path to its first load).
+__device__ inline int r4_split_begin(u32 y, int count) {
+#if R4_SK == 0
+  return (int)((y * (u32)count) >> (__ffs((int)gridDim.y) - 1));
+#else
+  return (int)(((i64)y * count) / R4_SK);
+#endif
+}
+
+// F<S>(args...) for the launch's split count S: R4_SK, or under R4_SK 0 gridDim.y, where a count
+// other than 2, 4 or 8 traps (kernels/config.hpp sk_define sends no other).
+#if R4_SK == 0
+#ifdef R4_AMD
+#define R4_SPLITK_TRAP() __builtin_trap()
+#else
+#define R4_SPLITK_TRAP() __trap()
+#endif
+#define R4_SPLITK_DISPATCH(F, ...) \
+  switch (gridDim.y) {             \
+    case 2:                        \
+      F<2>(__VA_ARGS__);           \
+      break;                       \
+    case 4:                        \
+      F<4>(__VA_ARGS__);           \
+      break;                       \
+    case 8:                        \
+      F<8>(__VA_ARGS__);           \
+      break;                       \
+    default:                       \
+      R4_SPLITK_TRAP();            \
+  }
+#else
+#define R4_SPLITK_DISPATCH(F, ...) F<R4_SK>(__VA_ARGS__)
 #endif
 
 // Cluster split-K (sm_90+; the ldg generation, which defines R4_SPLITK_CLUSTER before including
@@ -67,10 +112,11 @@ struct R4Out {
 // Both reductions' last step: the SK partials of four consecutive outputs summed in split order
 // (the same bits on either path), written as bf16 with four 2-byte stores (r4d accepts an output
 // aligned to 2 bytes only).
-__device__ inline void r4_splitk_sum_store(const float4 (&v)[R4_SK], u16* c) {
+template <int S>
+__device__ inline void r4_splitk_sum_store(const float4 (&v)[S], u16* c) {
   float4 s = v[0];
 #pragma unroll
-  for (int k = 1; k < R4_SK; ++k) {
+  for (int k = 1; k < S; ++k) {
     s.x += v[k].x;
     s.y += v[k].y;
     s.z += v[k].z;
@@ -89,7 +135,7 @@ __device__ inline bool r4_splitk_cluster() {
   u32 nct;
   // volatile: kept here, not hoisted into (and live through) the main loop
   asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(nct));
-  return nct == (u32)R4_SK;
+  return nct == (u32)R4_SPLITS;
 #else
   return false;
 #endif
@@ -112,21 +158,20 @@ __device__ inline void r4_splitk_tile_put(u32 tile, int r, int col, float v) {
 __device__ inline void r4_cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
-// The cluster path's reduction (r4_splitk_finish): the tile's float4s dealt over the cluster's
-// threads; each sums the SK blocks' values in split order.
-__device__ inline void r4_splitk_cluster_reduce(const R4Out& o, u32 tile, int n_begin, int n_count,
-                                                int m_begin, int m_count) {
-  r4_cluster_sync();                 // every split's partials are in its tile
-  if (R4_SPLITK_LESION & 1) return;  // no peer reads this block's tile: it may exit
+// The cluster path's reduction (r4_splitk_finish), S splits: the tile's float4s dealt over the
+// cluster's threads; each sums the S blocks' values in split order.
+template <int S>
+__device__ inline void r4_splitk_cluster_sum(const R4Out& o, u32 tile, int n_begin, int n_count,
+                                             int m_begin, int m_count) {
   const int n4 = n_count >> 2;
   const int total = m_count * n4;
-  const int step = R4_SK * (int)blockDim.x;
+  const int step = S * (int)blockDim.x;
   for (int i = (int)(blockIdx.y * blockDim.x + threadIdx.x); i < total; i += step) {
     const int r = i / n4, col = 4 * (i % n4);
     const u32 local = tile + 4u * (u32)(r * R4_SKC_STRIDE + col);
-    float4 v[R4_SK];
+    float4 v[S];
 #pragma unroll
-    for (int k = 0; k < R4_SK; ++k) {
+    for (int k = 0; k < S; ++k) {
       u32 remote;
       asm("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(k));
       asm volatile("ld.shared::cluster.v4.f32 {%0,%1,%2,%3}, [%4];\n"
@@ -137,9 +182,34 @@ __device__ inline void r4_splitk_cluster_reduce(const R4Out& o, u32 tile, int n_
     if (!(R4_SPLITK_LESION & 2))
       r4_splitk_sum_store(v, o.c + (i64)(m_begin + r) * o.N + n_begin + col);
   }
+}
+__device__ inline void r4_splitk_cluster_reduce(const R4Out& o, u32 tile, int n_begin, int n_count,
+                                                int m_begin, int m_count) {
+  r4_cluster_sync();                 // every split's partials are in its tile
+  if (R4_SPLITK_LESION & 1) return;  // no peer reads this block's tile: it may exit
+  R4_SPLITK_DISPATCH(r4_splitk_cluster_sum, o, tile, n_begin, n_count, m_begin, m_count);
   r4_cluster_sync();  // a block's tile stays until every peer has read it
 }
 #endif
+
+// The global path's reduction by the last-arriving block, S splits. Four consecutive n per thread
+// (n_count and N are multiples of 16), the S loads issued together and summed in split order: the
+// first version chained them (one L2 round trip per split per element) and spent ~13 us reducing
+// 16 x 256 outputs at SK=8 (H200, 2026-11-30).
+template <int S>
+__device__ inline void r4_splitk_global_sum(const R4Out& o, int n_begin, int n_count, int m_begin,
+                                            int m_count) {
+  const int n4 = n_count >> 2;
+  const int total = m_count * n4;
+  for (int i = (int)threadIdx.x; i < total; i += (int)blockDim.x) {
+    const int m = m_begin + i / n4;
+    const int n = n_begin + 4 * (i % n4);
+    float4 v[S];
+#pragma unroll
+    for (int k = 0; k < S; ++k) v[k] = r4_ld_coherent4(&o.part[((i64)k * o.M + m) * o.N + n]);
+    r4_splitk_sum_store(v, o.c + (i64)m * o.N + n);
+  }
+}
 
 // After every thread has put() its values: with split-K, the last-arriving block reduces.
 // `skc_tile`: the cluster path's tile (r4_splitk_tile_put), unused on the global path.
@@ -163,26 +233,14 @@ __device__ inline void r4_splitk_finish(const R4Out& o, void* ws, int n_begin, i
   __syncthreads();
   if (threadIdx.x == 0) {
     const u32 prev = atomicAdd(&counters[tile], 1u);
-    is_last = (prev == (u32)(R4_SK - 1));
+    is_last = (prev == (u32)(R4_SPLITS - 1));
   }
   __syncthreads();
   if (!is_last) return;
   __threadfence();
   if (m_begin + m_count > o.M) m_count = o.M - m_begin;
   if (n_begin + n_count > o.N) n_count = o.N - n_begin;
-  // Four consecutive n per thread (n_count and N are multiples of 16), the SK loads issued
-  // together and summed in split order: the first version chained them (one L2 round trip per
-  // split per element) and spent ~13 us reducing 16 x 256 outputs at SK=8 (H200, 2026-11-30).
-  const int n4 = n_count >> 2;
-  const int total = m_count * n4;
-  for (int i = (int)threadIdx.x; i < total; i += (int)blockDim.x) {
-    const int m = m_begin + i / n4;
-    const int n = n_begin + 4 * (i % n4);
-    float4 v[R4_SK];
-#pragma unroll
-    for (int k = 0; k < R4_SK; ++k) v[k] = r4_ld_coherent4(&o.part[((i64)k * o.M + m) * o.N + n]);
-    r4_splitk_sum_store(v, o.c + (i64)m * o.N + n);
-  }
+  R4_SPLITK_DISPATCH(r4_splitk_global_sum, o, n_begin, n_count, m_begin, m_count);
   if (threadIdx.x == 0) counters[tile] = 0u;
 }
 

@@ -22,8 +22,8 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_WV * R4_WAVE)
   const int KB = K >> 6;
   const int G = K >> 7;
   const int tile_base = ((int)blockIdx.x * R4_WV + warp) * R4_NPW;
-  const int kb_begin = (int)(((i64)blockIdx.y * KB) / R4_SK);
-  const int kb_end = (int)(((i64)(blockIdx.y + 1) * KB) / R4_SK);
+  const int kb_begin = r4_split_begin(blockIdx.y, KB);
+  const int kb_end = r4_split_begin(blockIdx.y + 1, KB);
   const int m_base = (int)blockIdx.z * R4_MB * 16;
   const u32* wq32 = reinterpret_cast<const u32*>(wq);
   r4amd::v4f acc[R4_NPW][R4_MB];

@@ -538,8 +538,8 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   const int KB = K >> 6;
   const int G = K >> 7;
   const int tile_base = ((int)blockIdx.x * R4_WV + warp) * R4_NPW;
-  const int kb_begin = (int)(((i64)blockIdx.y * KB) / R4_SK);
-  const int kb_end = (int)(((i64)(blockIdx.y + 1) * KB) / R4_SK);
+  const int kb_begin = r4_split_begin(blockIdx.y, KB);
+  const int kb_end = r4_split_begin(blockIdx.y + 1, KB);
   const int m_base = (int)blockIdx.z * R4_MB * 16;
   const int live = min(R4L_MSUB, (M - m_base + 7) >> 3);  // sub-tiles with a live row
 

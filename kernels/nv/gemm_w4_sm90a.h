@@ -48,9 +48,9 @@
 // fragment order (r4g_sk_segment), and the tile's last contributor to arrive adds the slots in
 // order 0..nc-1 (its own from its registers: deterministic) and stores the tile.
 //
-// Config (compile-time, kernels/config.hpp is_valid): R4_WV consumer warps (4, 8), R4_SK split-K,
-// R4_MB (wgmma N = 16*MB: 1, 2, 3, 4), R4_NPW 64-row tiles per consumer warpgroup (1, 2), R4_NT L2
-// evict-first weight copies, R4_ST ring stages.
+// Config (compile-time, kernels/config.hpp is_valid): R4_WV consumer warps (4, 8), R4_SK split-K
+// (0: the launch's gridDim.y, kernels/splitk.h), R4_MB (wgmma N = 16*MB: 1, 2, 3, 4), R4_NPW 64-row
+// tiles per consumer warpgroup (1, 2), R4_NT L2 evict-first weight copies, R4_ST ring stages.
 #ifndef R4_KERNELS_NV_GEMM_W4_SM90A_H
 #define R4_KERNELS_NV_GEMM_W4_SM90A_H
 
@@ -625,8 +625,8 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   const int iters = (int)((i64)(cta + 1) * TG / nct) - g_begin;
   const int tile16_first = 0, m_base = 0;  // one M tile (is_valid)
 #else
-  const int g_begin = (int)(((i64)blockIdx.y * G) / R4_SK);
-  const int g_end = (int)(((i64)(blockIdx.y + 1) * G) / R4_SK);
+  const int g_begin = r4_split_begin(blockIdx.y, G);
+  const int g_end = r4_split_begin(blockIdx.y + 1, G);
   const int iters = g_end - g_begin;
   const int ntiles16 = N >> 4;
   const int tile16_first = (int)blockIdx.x * R4G_SLOTS;

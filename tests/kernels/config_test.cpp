@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "kernels/family.hpp"
@@ -239,6 +241,44 @@ TEST(Family, NamesAndWorkspace) {
   EXPECT_EQ(d.grid.z, 3u);
   EXPECT_EQ(d.block.x, 128u);
   EXPECT_LE(d.shared_bytes, static_cast<unsigned>(kSharedLimit));
+}
+
+// SK 2, 4 and 8 compile one body on NVIDIA (R4_SK 0: the factor read from the grid), keyed apart
+// by launch_key; SK 1, 16, stream-K and every AMD config keep their own R4_SK.
+TEST(Family, SplitKAtLaunchSharesOneBodyForSk248) {
+  ASSERT_TRUE(kSplitKAtLaunch);
+  auto defines = [](const gpu::CompileRequest& r) {
+    std::string d;
+    for (const auto& x : r.defines) d += x + " ";
+    return d;
+  };
+  for (int gen : {kGenSm90a, kGenLdg}) {
+    Config c{8, 1, 1, 1, 1};
+    c.gen = gen;
+    c.st = gen == kGenSm90a ? 4 : 2;
+    std::map<int, gpu::CompileRequest> req;
+    for (int sk : {1, 2, 4, 8, 16}) {
+      c.sk = sk;
+      ASSERT_TRUE(is_valid(KernelId::gemm_w4a8_nt, c, sm90)) << to_string(c);
+      req[sk] = compile_request(KernelId::gemm_w4a8_nt, c, sm90);
+    }
+    for (int sk : {2, 4, 8}) {
+      EXPECT_EQ(defines(req[sk]), defines(req[2])) << sk;
+      EXPECT_NE(defines(req[sk]).find("R4_SK=0 "), std::string::npos);
+      EXPECT_EQ(req[sk].launch_key, "sk=" + std::to_string(sk));
+    }
+    for (int sk : {1, 16}) {
+      EXPECT_NE(defines(req[sk]).find("R4_SK=" + std::to_string(sk) + " "), std::string::npos);
+      EXPECT_TRUE(req[sk].launch_key.empty());
+    }
+  }
+  Config sk132{8, kSm90aStreamK, 1, 1, 1};
+  sk132.gen = kGenSm90a;
+  sk132.st = 4;
+  EXPECT_EQ(sk_define(sk132, true), kSm90aStreamK);
+  const Config amd{4, 4, 1, 1, 0};
+  EXPECT_EQ(sk_define(amd, false), 4);
+  EXPECT_EQ(sk_define(amd, true), 0);
 }
 
 // Stream-K (SK = kSm90aStreamK): where it is valid, its 1-D grid, and that the workspace's slots

@@ -73,6 +73,10 @@ struct CompileRequest {
   // In-memory headers: (include name, text), e.g. ("quant/layout/sm80.h", "..."). Lets a binary
   // carry its kernel sources (kernels/embedded_sources.hpp) and compile anywhere.
   std::vector<std::pair<std::string, std::string>> headers;
+  // What the request's config sets at launch rather than at compile time ("sk=4" for a split-K
+  // body that reads its factor from the grid): never passed to the compiler, but part of the
+  // cache key (tuner/tune/compile_pool.hpp), so configs that share a body keep a row each.
+  std::string launch_key;
 };
 
 struct CompileResult {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -13,7 +14,7 @@
 
 namespace r4::tune {
 
-std::string compile_key(const gpu::CompileRequest& req, const std::string& compiler_version) {
+std::string compile_body_key(const gpu::CompileRequest& req, const std::string& compiler_version) {
   // Length-prefixed fields, so no two different requests concatenate to the same text.
   std::string text;
   auto field = [&text](std::string_view f) { text += fmt::format("{}:", f.size()).append(f); };
@@ -31,6 +32,15 @@ std::string compile_key(const gpu::CompileRequest& req, const std::string& compi
   return db::sha256_hex(text);
 }
 
+std::string launch_keyed(const std::string& body_key, const std::string& launch_key) {
+  if (launch_key.empty()) return body_key;
+  return db::sha256_hex(fmt::format("r4tune-launch-v1:{}:{}", body_key, launch_key));
+}
+
+std::string compile_key(const gpu::CompileRequest& req, const std::string& compiler_version) {
+  return launch_keyed(compile_body_key(req, compiler_version), req.launch_key);
+}
+
 std::vector<CompileOutcome> compile_all(
     gpu::Backend& backend, const std::vector<gpu::CompileRequest>& requests,
     const CompileCache& cache, int threads,
@@ -38,9 +48,14 @@ std::vector<CompileOutcome> compile_all(
     const std::atomic<bool>* cancel) {
   const std::string version = backend.compiler_version();
   std::vector<CompileOutcome> out(requests.size());
+  // The requests to compile, each with those after it that share its body key.
   std::vector<std::size_t> todo;
+  std::map<std::size_t, std::vector<std::size_t>> sharers;
+  std::map<std::string, std::size_t> first_with_body;
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    out[i].key = cache.keys ? cache.keys->at(i) : compile_key(requests[i], version);
+    const std::string body =
+        cache.body_keys ? cache.body_keys->at(i) : compile_body_key(requests[i], version);
+    out[i].key = cache.keys ? cache.keys->at(i) : launch_keyed(body, requests[i].launch_key);
     if (cache.find) {
       if (auto hit = cache.find(out[i].key)) {
         out[i].result = std::move(*hit);
@@ -49,7 +64,11 @@ std::vector<CompileOutcome> compile_all(
         continue;
       }
     }
-    todo.push_back(i);
+    const auto [it, fresh] = first_with_body.emplace(body, i);
+    if (fresh)
+      todo.push_back(i);
+    else
+      sharers[it->second].push_back(i);
   }
   if (todo.empty()) return out;
 
@@ -96,6 +115,14 @@ std::vector<CompileOutcome> compile_all(
     if (error) continue;
     if (cache.store) cache.store(out[i].key, out[i].result);
     if (on_done) on_done(i, out[i]);
+    if (const auto sh = sharers.find(i); sh != sharers.end())
+      for (std::size_t f : sh->second) {
+        out[f].result = out[i].result;
+        out[f].result.seconds = 0;
+        out[f].shared_body = true;
+        if (cache.store) cache.store(out[f].key, out[f].result);
+        if (on_done) on_done(f, out[f]);
+      }
   }
   pool.clear();
   if (error) std::rethrow_exception(error);

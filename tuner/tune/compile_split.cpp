@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -104,7 +105,7 @@ void compile_split(SweepContext& ctx, Plan& plan, gpu::Backend& backend, mpi::Wo
   }
   const std::size_t n = plan.units.size();
   if (std::any_of(plan.units.begin(), plan.units.end(),
-                  [](const Unit& u) { return u.key.empty(); }))
+                  [](const Unit& u) { return u.key.empty() || u.body_key.empty(); }))
     set_keys(plan, compiler, ctx.opt.threads);
 
   // Rank 0: which are cached.
@@ -113,32 +114,41 @@ void compile_split(SweepContext& ctx, Plan& plan, gpu::Backend& backend, mpi::Wo
     for (const auto& u : plan.units) cached.push_back(ctx.store.has_compile(u.key));
   cached = share(world, cached);
 
-  // This rank's share of the rest, round-robin in plan order.
+  // This rank's share of the rest: bodies round-robin in plan order, each with every unit that
+  // shares it (the SKs of kernels/config.hpp sk_define), so that no body compiles twice.
   std::vector<std::size_t> todo, mine;
-  for (std::size_t i = 0; i < n; ++i)
-    if (!cached.at(i).get<bool>()) todo.push_back(i);
-  for (std::size_t j = static_cast<std::size_t>(world.rank()); j < todo.size();
-       j += static_cast<std::size_t>(world.size()))
-    mine.push_back(todo[j]);
+  std::map<std::string, std::size_t> body_index;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (cached.at(i).get<bool>()) continue;
+    todo.push_back(i);
+    const auto [it, fresh] = body_index.emplace(plan.units[i].body_key, body_index.size());
+    if (it->second % static_cast<std::size_t>(world.size()) ==
+        static_cast<std::size_t>(world.rank()))
+      mine.push_back(i);
+  }
   std::vector<gpu::CompileRequest> reqs;
-  std::vector<std::string> keys;
+  std::vector<std::string> keys, body_keys;
   for (std::size_t i : mine) {
     reqs.push_back(plan.units[i].request);
     keys.push_back(plan.units[i].key);
+    body_keys.push_back(plan.units[i].body_key);
   }
   Progress prog(world.root() ? ctx.opt.progress : ProgressMode::quiet, "compile", reqs.size());
   const auto outcomes =
-      compile_all(backend, reqs, CompileCache{nullptr, nullptr, &keys}, ctx.opt.threads,
+      compile_all(backend, reqs, CompileCache{nullptr, nullptr, &keys, &body_keys}, ctx.opt.threads,
                   [&](std::size_t, const CompileOutcome&) { prog.advance(1); });
   prog.finish(fmt::format("rank 0 compiled {} of the {} configs to compile ({} ranks)", reqs.size(),
                           todo.size(), world.size()));
   json results = json::array();
-  for (std::size_t j = 0; j < mine.size(); ++j)
+  for (std::size_t j = 0; j < mine.size(); ++j) {
     results.push_back(result_json(mine[j], outcomes[j].result));
+    results.back()["shared_body"] = outcomes[j].shared_body;
+  }
 
   // Every rank gets every fresh result.
   std::vector<gpu::CompileResult> fresh(n);
   std::vector<int> compiled_by(n, -1);
+  std::vector<bool> shared_body(n, false);
   {
     const auto all = world.allgather(pack(results));
     for (std::size_t r = 0; r < all.size(); ++r)
@@ -146,6 +156,7 @@ void compile_split(SweepContext& ctx, Plan& plan, gpu::Backend& backend, mpi::Wo
         const std::size_t i = j.at("i");
         fresh[i] = result_from(j);
         compiled_by[i] = static_cast<int>(r);
+        shared_body[i] = j.at("shared_body").get<bool>();
       }
   }
 
@@ -164,7 +175,7 @@ void compile_split(SweepContext& ctx, Plan& plan, gpu::Backend& backend, mpi::Wo
         if (!ctx.opt.compile_only && row.status == db::CompileStatus::ok)
           one["binary"] = bytes_json(row.binary);
       } else {
-        CompileOutcome o{u.key, fresh[i], false};
+        CompileOutcome o{u.key, fresh[i], false, shared_body[i]};
         row = compile_row(u, o, ctx.arch, compiler);
         row.id = ctx.store.insert_compile(row, ctx.run);
       }

@@ -35,7 +35,11 @@ db::CompileRow compile_row(const Unit& u, const CompileOutcome& o, const gpu::Ar
   for (const auto& d : u.request.defines) row.options += "-D" + d + "\n";
   row.compiler_version = compiler;
   row.compile_seconds = o.result.seconds;
-  row.log = (u.injected.empty() ? "" : "TEST-INJECTED FAULT: " + u.injected + "\n") + o.result.log;
+  row.log = (u.injected.empty() ? "" : "TEST-INJECTED FAULT: " + u.injected + "\n") +
+            (o.shared_body ? "shared body: the binary of another SK's compile in this sweep "
+                             "(kernels/config.hpp sk_define), compile_seconds 0\n"
+                           : "") +
+            o.result.log;
   row.status = db::CompileStatus::compile_error;
   if (o.result.ok) {
     const auto it = o.result.resources.find(kname);
@@ -56,8 +60,11 @@ void set_keys(Plan& plan, const std::string& compiler_version, int threads) {
   // (2026-12-01), before any GPU works.
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < plan.units.size();)
-      plan.units[i].key = compile_key(plan.units[i].request, compiler_version);
+    for (std::size_t i; (i = next.fetch_add(1)) < plan.units.size();) {
+      auto& u = plan.units[i];
+      u.body_key = compile_body_key(u.request, compiler_version);
+      u.key = launch_keyed(u.body_key, u.request.launch_key);
+    }
   };
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t n = std::min<std::size_t>(threads > 0 ? static_cast<unsigned>(threads) : hw,
@@ -104,19 +111,20 @@ void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend,
   std::mutex& store_mu = overlap.store_mu ? *overlap.store_mu : own_mu;
   const auto order = compile_order(plan, ctx.spec, ctx.arch);
   std::vector<gpu::CompileRequest> reqs;
-  std::vector<std::string> keys;
+  std::vector<std::string> keys, body_keys;
   bool have_keys = true;
   for (std::size_t i : order) {
     const auto& u = plan.units[i];
     reqs.push_back(u.request);
     keys.push_back(u.key);
-    have_keys = have_keys && !u.key.empty();
+    body_keys.push_back(u.body_key);
+    have_keys = have_keys && !u.key.empty() && !u.body_key.empty();
   }
   const auto mode = overlap.plain_progress && ctx.opt.progress == ProgressMode::live
                         ? ProgressMode::plain
                         : ctx.opt.progress;
   Progress prog(mode, "compile", reqs.size());
-  std::size_t cached = 0, bad = 0, spilled = 0;
+  std::size_t cached = 0, bad = 0, spilled = 0, shared = 0;
   const std::string compiler = backend.compiler_version();
   // A hit's row is read once (binary included) and linked to the run with the others in one
   // transaction after the stage: a warm sweep of 2,480 configs read each row twice and committed
@@ -136,7 +144,7 @@ void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend,
                        hits[key] = std::move(*row);  // the binary goes to the worker from here
                        return r;
                      },
-                     nullptr, have_keys ? &keys : nullptr};
+                     nullptr, have_keys ? &keys : nullptr, have_keys ? &body_keys : nullptr};
   // Beside racing, one core is left to the worker and the driver, whose every step waits on it.
   const int threads = ctx.opt.threads > 0 || !overlap.tracker
                           ? ctx.opt.threads
@@ -158,6 +166,7 @@ void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend,
           u.compile_id = row.id;
           linked.push_back(row.id);
         } else {
+          if (o.shared_body) ++shared;
           row = compile_row(u, o, ctx.arch, compiler);
           u.compile_id = ctx.store.insert_compile(row, ctx.run);
         }
@@ -185,8 +194,10 @@ void compile_stage(SweepContext& ctx, Plan& plan, gpu::Backend& backend,
     std::lock_guard lock(store_mu);
     ctx.store.link_compiles(ctx.run, linked);
   }
-  prog.finish(fmt::format("{} compiled, {} from cache, {} failed, {} pruned for spills",
-                          reqs.size() - cached, cached, bad, spilled));
+  prog.finish(fmt::format(
+      "{} compiled, {} sharing the body of another SK's compile, {} from cache, {} failed, {} "
+      "pruned for spills",
+      reqs.size() - cached - shared, shared, cached, bad, spilled));
   ctx.sec.compile += since(tc);  // += : the step stage compiles its bf16-activation kernels too
 }
 

@@ -31,7 +31,7 @@ Plan make_plan(const Spec& spec, const gpu::Arch& arch) {
         for (int m : ms) uses += kernels::is_valid(id, c, arch, {sh.n, sh.k, m});
       if (!uses) continue;
       p.measurements += uses;
-      p.units.push_back({id, c, {}, kernels::compile_request(id, c, arch), {}, 0, false, {}});
+      p.units.push_back({id, c, {}, kernels::compile_request(id, c, arch), {}, {}, 0, false, {}});
     }
   }
   // Injected faulty variants: the first kernel's first config valid everywhere, recompiled with a
@@ -44,7 +44,8 @@ Plan make_plan(const Spec& spec, const gpu::Arch& arch) {
     if (fault == "oob") o.test_fault = 1;
     if (fault == "hang") o.test_fault = 2;
     if (fault == "wrong") o.broken_scale = true;
-    p.units.push_back({id, c, fault, kernels::compile_request(id, c, arch, o), {}, 0, false, {}});
+    p.units.push_back(
+        {id, c, fault, kernels::compile_request(id, c, arch, o), {}, {}, 0, false, {}});
     for (const auto& sh : spec.shapes)
       for (int m : ms) p.measurements += kernels::is_valid(id, c, arch, {sh.n, sh.k, m});
   }

@@ -23,7 +23,8 @@ struct Unit {
   std::string injected;  // TEST ONLY: "oob" | "hang" | "wrong" (spec [test] inject), else empty
   gpu::CompileRequest request;
   // After compiling (tuner/tune/compile_stage.hpp):
-  std::string key;
+  std::string key;       // the compile cache key (compile_pool.hpp compile_key)
+  std::string body_key;  // what the compiler sees (compile_body_key): shared by SK 2, 4, 8
   db::Id compile_id = 0;
   bool ok = false;
   std::string binary_path;

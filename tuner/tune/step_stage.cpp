@@ -88,6 +88,7 @@ void run_steps(SweepContext& ctx, SweepWorker& worker, const Plan& plan, gpu::Ba
                {},
                kernels::compile_request(c->id, c->config, ctx.arch, {true, false}),
                {},
+               {},
                0,
                false,
                {}});

@@ -3,8 +3,9 @@
 # in the build tree, one CUDA translation unit per distinct (kernel, config) the tables can hand
 # out, plus the registry that maps configs to the compiled entry points.
 #
-# Each TU #defines the knobs exactly as kernels/family.cpp passes them to NVRTC (R4_WV, R4_SK,
-# R4_MB, R4_NPW, R4_NT, R4_WAVE, R4_A_BF16; for the sm90a generation also R4_GEN 1 and R4_ST)
+# Each TU #defines the knobs exactly as kernels/family.cpp passes them to NVRTC (R4_WV, R4_SK as
+# kernels/config.hpp sk_define maps it, R4_MB, R4_NPW, R4_NT, R4_WAVE, R4_A_BF16; for the sm90a
+# generation also R4_GEN 1 and R4_ST)
 # and #includes the SAME kernels/<name>.cu the tuner compiles; the extern "C" entry is renamed by
 # a macro (`#define gemm_w4a16_nt r4d_...`) before the include, so every config has its own
 # symbol. Configs per table row: the row's own, plus the MB that config_for's clamp
@@ -211,7 +212,13 @@ function(r4d_generate_kernels)
         set(entry "r4d_${kind}_${wv}_${sk}_${mb}_${npw}_${nt}")
         set(defs "")
       endif()
-      string(APPEND defs "#define R4_WV ${wv}\n#define R4_SK ${sk}\n#define R4_MB ${mb}\n#define R4_NPW ${npw}\n#define R4_NT ${nt}\n")
+      # kernels/config.hpp sk_define (NVIDIA, kSplitKAtLaunch): SK 2, 4 and 8 compile one body,
+      # R4_SK 0, that reads its split count from the launch's grid.
+      set(sk_def ${sk})
+      if(sk EQUAL 2 OR sk EQUAL 4 OR sk EQUAL 8)
+        set(sk_def 0)
+      endif()
+      string(APPEND defs "#define R4_WV ${wv}\n#define R4_SK ${sk_def}\n#define R4_MB ${mb}\n#define R4_NPW ${npw}\n#define R4_NT ${nt}\n")
       if(kernel STREQUAL "gemm_w4a16_nt")
         if(bf16)
           string(APPEND defs "#define R4_A_BF16 1\n")

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 
@@ -57,6 +58,49 @@ TEST(CompilePool, CompilesInParallelThenServesTheCache) {
   }
 }
 
+// Requests that differ only in their launch_key (the SKs of one split-K body: kernels/config.hpp
+// sk_define) have keys of their own but compile once; a request without one keeps the body key as
+// its key, the key it had before launch keys existed.
+TEST(CompilePool, ALaunchKeyKeysApartButCompilesOnce) {
+  auto be = gpu::make_cuda_backend();
+  auto reqs = requests(3);
+  reqs.pop_back();  // the one that does not compile
+  reqs.push_back(reqs[0]);
+  reqs.push_back(reqs[0]);
+  reqs[0].launch_key = "sk=2";
+  reqs[2].launch_key = "sk=4";
+  reqs[3].launch_key = "sk=8";
+  const std::string v = be->compiler_version();
+  EXPECT_EQ(compile_key(reqs[1], v), compile_body_key(reqs[1], v));
+  EXPECT_EQ(compile_body_key(reqs[0], v), compile_body_key(reqs[3], v));
+  EXPECT_NE(compile_key(reqs[0], v), compile_key(reqs[2], v));
+  EXPECT_NE(compile_key(reqs[0], v), compile_body_key(reqs[0], v));
+  std::map<std::string, gpu::CompileResult> store;
+  CompileCache cache{nullptr,
+                     [&](const std::string& k, const gpu::CompileResult& r) { store[k] = r; }};
+  std::vector<std::size_t> order;
+  const auto out = compile_all(*be, reqs, cache, 2, [&](std::size_t i, const CompileOutcome& o) {
+    EXPECT_TRUE(o.result.ok) << o.result.log;
+    order.push_back(i);
+  });
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_FALSE(out[0].shared_body);
+  EXPECT_FALSE(out[1].shared_body);
+  for (std::size_t i : {2u, 3u}) {
+    EXPECT_TRUE(out[i].shared_body) << i;
+    EXPECT_EQ(out[i].result.seconds, 0.0);
+    EXPECT_EQ(out[i].result.binary, out[0].result.binary);
+    EXPECT_EQ(out[i].key, compile_key(reqs[i], v));
+  }
+  EXPECT_GT(out[0].result.seconds, 0.0);
+  EXPECT_EQ(store.size(), 4u);  // a row per request
+  // A sharer is reported right after the request it shares with.
+  const auto at = [&](std::size_t i) { return std::find(order.begin(), order.end(), i); };
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(at(2), at(0) + 1);
+  EXPECT_EQ(at(3), at(0) + 2);
+}
+
 TEST(CompilePool, KeyDependsOnCompilerAndHeaders) {
   auto r = requests(1).front();
   const auto a = compile_key(r, "nvrtc 13.0");
@@ -74,7 +118,8 @@ namespace r4::tune {
 TEST(CompilePool, CancelStopsStartingCompiles) {
   auto be = gpu::make_cuda_backend();
   auto reqs = requests(40);
-  reqs.back() = reqs.front();
+  reqs.back() = reqs.front();  // compiles (requests() ends with one that does not)
+  reqs.back().defines = {"SCALE=99"};
   std::atomic<bool> cancel{false};
   std::size_t seen = 0;
   const auto out = compile_all(

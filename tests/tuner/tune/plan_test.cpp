@@ -66,7 +66,7 @@ TEST(Plan, UnitsAreTheFilteredSpaceValidSomewhere) {
   // The unfiltered kernel keeps every config of its space valid for some (shape, M).
   std::size_t a8_space = 0;
   for (const auto& c : kernels::config_space(kernels::KernelId::gemm_w4a8_nt, arch)) {
-    const Unit u{kernels::KernelId::gemm_w4a8_nt, c, {}, {}, {}, 0, false, {}};
+    const Unit u{kernels::KernelId::gemm_w4a8_nt, c, {}, {}, {}, {}, 0, false, {}};
     a8_space += valid_uses(spec, arch, u) > 0;
   }
   EXPECT_EQ(a8, a8_space);
