@@ -253,7 +253,18 @@ class Driver {
       return 2;
     }
     auto req = compile_request(v->id, c, arch_, {v->a_bf16, false});
-    for (const auto& d : args_.defines) req.defines.push_back(d);
+    // A --define of a name the config defines replaces it: `--define R4_SK=4` compiles SK 4 apart
+    // from the shared SK 2/4/8 body (R4_SK=0, kernels/config.hpp sk_define), the A/B of session 27.
+    for (const auto& d : args_.defines) {
+      const auto name = d.substr(0, d.find('='));
+      const auto same = std::find_if(req.defines.begin(), req.defines.end(), [&](const auto& x) {
+        return x.substr(0, x.find('=')) == name;
+      });
+      if (same != req.defines.end())
+        *same = d;
+      else
+        req.defines.push_back(d);
+    }
     auto res = backend_->compile(req);
     if (!res.ok) throw gpu::Error("compile failed: " + res.log);
     if (!args_.binary.empty()) {

@@ -77,6 +77,21 @@ TEST(R4dTables, WorkspaceCoversEveryRow) {
 // The sm90a generation's kernels in the registry: exactly where the build has the generation and
 // the table has sm90a bands, every one an sm_90-only config (compiled for sm_90a), each w4a16 one
 // in both activation types; compiled_configs reports them with their generation.
+// r4d's TUs define R4_SK as the tuner's NVRTC compiles do (kernels/config.hpp sk_define, mirrored
+// by kernels/r4d/cmake/R4dKernels.cmake): the same body, the same PTX.
+TEST(R4dTables, EachKernelDefinesTheTunersSk) {
+  if (!r4d::has_kernels()) GTEST_SKIP() << "built without kernels";
+  int gemms = 0;
+  for (const auto& e : r4d::detail::compiled_kernels()) {
+    if (e.id == r4::kernels::KernelId::quant_act || e.id == r4::kernels::KernelId::quant_act_fp8)
+      continue;
+    ++gemms;
+    EXPECT_EQ(e.r4_sk, r4::kernels::sk_define(r4d::detail::to_kernels(e.config), true))
+        << r4d::to_string(e.config);
+  }
+  EXPECT_GT(gemms, 0);
+}
+
 TEST(R4dTables, Sm90aKernelsAreTheTablesSm90aConfigs) {
   if (!r4d::has_kernels()) GTEST_SKIP() << "built without kernels";
   EXPECT_TRUE(r4d::has_generation(r4d::kGenMmaSync));

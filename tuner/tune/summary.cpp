@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 #include <thread>
 
 #include <fmt/core.h>
@@ -17,15 +18,22 @@ void print_plan(const SweepContext& ctx, const Plan& plan,
                 const std::optional<gpu::DeviceInfo>& device, gpu::Backend& backend) {
   const auto& spec = ctx.spec;
   std::size_t cached = 0;
+  std::set<std::string> bodies;  // of the configs not cached: what the compiler will run on
   const std::string compiler = backend.compiler_version();
-  for (const auto& u : plan.units)
-    cached += ctx.store.has_compile(u.key.empty() ? compile_key(u.request, compiler) : u.key);
+  for (const auto& u : plan.units) {
+    const bool hit =
+        ctx.store.has_compile(u.key.empty() ? compile_key(u.request, compiler) : u.key);
+    cached += hit;
+    if (!hit)
+      bodies.insert(u.body_key.empty() ? compile_body_key(u.request, compiler) : u.body_key);
+  }
   if (ctx.opt.progress == ProgressMode::quiet) return;
   fmt::print(stderr,
              "plan: {} on {} ({}); {} kernels x {} shapes x {} M values; {} configs to compile "
-             "({} cached), {} (config, shape, M) to verify and time in {} races\n",
+             "({} cached; {} compiles, as SK 2, 4 and 8 share a body), {} (config, shape, M) to "
+             "verify and time in {} races\n",
              spec.name, device ? device->name : "no device", ctx.arch.name, spec.kernels.size(),
-             spec.shapes.size(), measured_ms(spec).size(), plan.units.size(), cached,
+             spec.shapes.size(), measured_ms(spec).size(), plan.units.size(), cached, bodies.size(),
              plan.measurements, plan.races);
   // A kernel the arch has no path for (the fp8-activation GEMMs below sm_89 and on gfx11 / gfx942,
   // gemm_mxfp4a8fp8_nt on every AMD target): said, not silently dropped from the tables.
@@ -36,8 +44,8 @@ void print_plan(const SweepContext& ctx, const Plan& plan,
       fmt::print(stderr, "plan: {} has no valid config on {} (skipped; kernels/config.hpp)\n",
                  kname, ctx.arch.name);
   }
-  const double est_compile = static_cast<double>(plan.units.size() - cached) * 0.6 /
-                             std::max(1u, std::thread::hardware_concurrency());
+  const double est_compile =
+      static_cast<double>(bodies.size()) * 0.6 / std::max(1u, std::thread::hardware_concurrency());
   const double est_measure =
       ctx.opt.compile_only ? 0 : static_cast<double>(plan.races) * (spec.stop.max_seconds + 0.5);
   fmt::print(stderr, "estimate: compile about {:.0f} s, measure at most {:.0f} s\n", est_compile,

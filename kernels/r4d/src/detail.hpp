@@ -25,6 +25,7 @@ struct CompiledKernel {
   Config config;           // {} for quant_act; gen/st name the generation
   bool a_bf16;             // gemm_w4a16_nt only: R4_A_BF16
   const void* (*entry)();  // returns the renamed __global__ function's host handle
+  int r4_sk;               // the R4_SK its TU defines (kernels/config.hpp sk_define; 0 for quant)
 };
 
 // The generated registry (r4d_registry.cpp in the build tree).

@@ -13,7 +13,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
+
+#include <fmt/core.h>
 
 #include "db/store.hpp"
 
@@ -69,6 +72,67 @@ r4::db::RunCounts counts_of(const std::string& db) {
 }
 
 }  // namespace
+
+// SK 2, 4 and 8 of a config compile one body (kernels/config.hpp sk_define): the cold sweep runs
+// the compiler once per body, yet stores a `compiles` row per config (a sharer's with 0 s and a log
+// beginning "shared body:"), and every check and measurement references its own config's row.
+TEST(SweepReplay, SplitKConfigsShareOneCompileAndKeepARowEach) {
+  const auto dir = temp_dir();
+  const std::string spec = dir + "/sk.toml";
+  std::ofstream(spec) << R"(name = "sk"
+kernels = ["gemm_w4a8_nt"]
+baselines = ["bf16"]
+shapes = [{ name = "hidden_projection", n = 256, k = 5120 }]
+
+[bands]
+limits = [16]
+
+[space.gemm_w4a8_nt]
+WV = [4]
+SK = [1, 2, 4, 8]
+NT = [1]
+
+[stop]
+min_samples = 5
+max_samples = 15
+max_seconds = 0.5
+)";
+  const auto r = sh(sweep(spec, dir + "/sk.db", "--threads 2"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto store = r4::db::Store::open_read_only(dir + "/sk.db");
+  const auto run = store.resolve_run("latest");
+  const auto compiles = store.compiles_for_run(run.id);
+  std::map<r4::db::Id, r4::db::CompileRow> by_id;
+  std::size_t split = 0, shared = 0;
+  for (const auto& c : compiles) {
+    by_id[c.id] = c;
+    split += c.config.sk == 2 || c.config.sk == 4 || c.config.sk == 8;
+    if (c.log.rfind("shared body:", 0) == 0) {
+      ++shared;
+      EXPECT_EQ(c.compile_seconds, 0.0);
+      EXPECT_NE(c.config.sk, 1);
+      EXPECT_NE(c.options.find("-DR4_SK=0\n"), std::string::npos) << c.options;
+    }
+  }
+  ASSERT_GT(split, 0u);
+  EXPECT_EQ(split % 3, 0u);
+  EXPECT_EQ(shared, split / 3 * 2);  // one of the three SKs compiles, two share it
+  EXPECT_NE(r.out.find(fmt::format("{} compiled in {} compiler runs", compiles.size(),
+                                   compiles.size() - shared)),
+            std::string::npos)
+      << r.out;
+  const auto checks = store.checks(run.id);
+  EXPECT_FALSE(checks.empty());
+  for (const auto& c : checks) EXPECT_EQ(by_id.count(c.compile_id), 1u);
+  std::size_t measured = 0;
+  for (const auto& m : store.measurements(run.id)) {
+    if (!m.compile_id) continue;
+    ++measured;
+    ASSERT_EQ(by_id.count(*m.compile_id), 1u);
+    EXPECT_EQ(by_id[*m.compile_id].config, m.config) << r4::db::to_string(m.config);
+  }
+  EXPECT_GT(measured, 0u);
+}
 
 TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
   const auto dir = temp_dir();
@@ -129,12 +193,19 @@ TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
   }
   EXPECT_EQ(store.integrity_check(), "ok");
   // 2 kernels x (6 mma_sync + 12 sm90a + 8 ldg configs of the smoke space) + 3 injected.
-  EXPECT_NE(r.out.find("55 compiled, 0 from cache"), std::string::npos) << r.out;
+  // The smoke space's SKs are 1 and 8: no two configs share a body (kernels/config.hpp sk_define).
+  EXPECT_NE(r.out.find("55 compiled in 55 compiler runs (SK 2, 4 and 8 share a body), 0 from "
+                       "cache"),
+            std::string::npos)
+      << r.out;
 
   // A second sweep on the warm cache compiles nothing.
   auto again = sh(sweep(kSmoke, db));
   ASSERT_EQ(again.code, 0) << again.out;
-  EXPECT_NE(again.out.find("0 compiled, 55 from cache"), std::string::npos) << again.out;
+  EXPECT_NE(
+      again.out.find("0 compiled in 0 compiler runs (SK 2, 4 and 8 share a body), 55 from cache"),
+      std::string::npos)
+      << again.out;
 }
 
 // A candidate that passed verification but crashes the worker while being timed: the round it was
