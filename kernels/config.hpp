@@ -152,9 +152,9 @@ inline constexpr bool kSplitKAtLaunch = true;
   return kSplitKAtLaunch && nvidia && (c.sk == 2 || c.sk == 4 || c.sk == 8) ? 0 : c.sk;
 }
 // R4G_SCHUNK: the one-byte kinds outside stream-K copy ST groups' scales at once into a ring of
-// 2 ST entries per tile; the others copy each stage's 64 B with the stage. Goes with R4G_SCHUNK_ON
-// in kernels/nv/gemm_w4_sm90a.h (measured in session 26, on since session 28: docs/PERF.md).
-inline constexpr bool kSm90aScaleChunks = true;
+// 2 ST entries per tile; the others copy each stage's 64 B with the stage. Off, with R4G_SCHUNK_ON
+// in kernels/nv/gemm_w4_sm90a.h, until a sweep has verified it (session 26: docs/PERF.md).
+inline constexpr bool kSm90aScaleChunks = false;
 [[nodiscard]] constexpr bool sm90a_scale_chunks(KernelId id, const Config& c) {
   return kSm90aScaleChunks && id != KernelId::gemm_w4a16_nt && !is_stream_k(c);
 }

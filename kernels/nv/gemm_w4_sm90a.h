@@ -100,12 +100,12 @@
 // 1, 1, 4) 27.11 -> 27.01. Off for stream-K, whose direct int8 winners lost 2% (gate_up M = 64
 // 36.61 -> 37.38, down 25.19 -> 25.75), and for the 16-bit kinds, whose register-staged producer
 // and consumer went past 85 registers at ST 6 and lost their second block per SM ((8, 4, 2, 1, 1,
-// 6) o M = 32 11.21 -> 13.88 us). On since session 28, whose sweep verified every config with it
-// (docs/PERF.md "Session 28"). R4G_SCHUNK_ON here and kSm90aScaleChunks in kernels/config.hpp go
-// together (shared memory is sized there); with both on, -D R4G_SCHUNK=0 is the A/B's old path
-// (it needs less shared memory than the config is given); -D R4G_SCHUNK=1 with them off would
-// overrun the block's shared memory.
-#define R4G_SCHUNK_ON 1
+// 6) o M = 32 11.21 -> 13.88 us). OFF until a sweep has verified every config with it: session 26
+// measured the A/B above, then had no device left for the sweep. To turn it on, set R4G_SCHUNK_ON
+// here and kSm90aScaleChunks in kernels/config.hpp together (shared memory is sized there); a
+// -D R4G_SCHUNK=0 is then the A/B's old path (it needs less shared memory); -D R4G_SCHUNK=1
+// while they are off would overrun the block's shared memory.
+#define R4G_SCHUNK_ON 0
 #define R4G_SKS (R4_SK > 16)  // stream-K
 #ifndef R4G_SCHUNK
 #define R4G_SCHUNK (R4G_SCHUNK_ON && R4G_EB == 1 && !R4G_SKS)
