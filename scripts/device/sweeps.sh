@@ -2,7 +2,11 @@
 # The sweeps of an acceptance run on the H200, in one device call: dflash from a cold database,
 # again on the warm compile cache (an independent second run: cold / warm and the winners of the
 # two compared), then llama3-8b cold. Databases, tables and report land in $OUT (run 1 of dflash
-# alone is the committed fixture). R4_SKIP_LLAMA=1 leaves llama out, R4_SKIP_WARM=1 the warm run.
+# alone is the committed fixture). R4_SKIP_LLAMA=1 leaves llama out, R4_SKIP_WARM=1 the warm run;
+# R4_COLD_TIMEOUT (s, default 420) bounds the cold run, whose full output (progress lines, each
+# with the time since the start) lands in $OUT/dflash-cold-full.log.gz: where a run stops, that
+# says at which config (session 28's first sweep stopped silently after its plan line). A cold run
+# that does not finish skips the warm and llama runs.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 q() { python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(*r, sep=' | ') for r in c.execute(sys.argv[2])]" "$@"; }
@@ -10,7 +14,16 @@ L="$OUT/sweeps.log"
 {
   date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
   echo "== dflash, cold database"
-  timeout 420 /usr/bin/time -f "dflash cold wall %e s" $B/r4tune sweep configs/dflash.toml --db /tmp/d.db --plain 2>&1 | grep -vE "^(compile|measure) "
+  timeout ${R4_COLD_TIMEOUT:-420} /usr/bin/time -f "dflash cold wall %e s" $B/r4tune sweep configs/dflash.toml --db /tmp/d.db --plain 2>&1 |
+    python3 -uc 'import sys,time; t=time.time(); [print(f"{time.time()-t:7.1f} {l}", end="", flush=True) for l in sys.stdin]' |
+    tee >(gzip -c >"$OUT/dflash-cold-full.log.gz") | grep -vE "^ *[0-9.]+ (compile|measure) " | cut -c9-
+  cold_rc=${PIPESTATUS[0]}
+  echo "dflash cold rc=$cold_rc"
+  if [[ $cold_rc != 0 ]]; then
+    R4_SKIP_WARM=1 R4_SKIP_LLAMA=1
+    nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv
+    zcat "$OUT/dflash-cold-full.log.gz" | tail -5
+  fi
   cp /tmp/d.db /tmp/d_run1.db
   if [[ ${R4_SKIP_WARM:-0} != 1 ]]; then
   echo "== dflash, warm compile cache"
@@ -24,7 +37,7 @@ L="$OUT/sweeps.log"
   q /tmp/d.db "select c.kernel, count(*), sum(k.status != 'pass'), max(k.max_error / k.tolerance) from checks k join compiles c on c.id = k.compile_id where k.run_id=1 group by c.kernel"
   if [[ ${R4_SKIP_LLAMA:-0} != 1 ]]; then
     echo "== llama3-8b, cold database"
-    timeout 420 /usr/bin/time -f "llama cold wall %e s" $B/r4tune sweep configs/llama3-8b.toml --db /tmp/l.db --plain 2>&1 | grep -vE "^(compile|measure) "
+    timeout ${R4_LLAMA_TIMEOUT:-420} /usr/bin/time -f "llama cold wall %e s" $B/r4tune sweep configs/llama3-8b.toml --db /tmp/l.db --plain 2>&1 | grep -vE "^(compile|measure) "
   fi
   mkdir -p /tmp/emit
   $B/r4tune emit --run 1 --db /tmp/d_run1.db --format python --out /tmp/emit/h200_tables.py
