@@ -1,4 +1,4 @@
-# Session 28, call 3: r4d on the tables refreshed from call 2's sweep (binaries of this commit):
+# Session 28, call 3 (NOT RUN: no machine could be started for it; the next session's first call): r4d on the tables refreshed from call 2's sweep (binaries of this commit):
 # its launch and graph tests (every table row launched and checked), then r4d_bench, every table
 # row through r4d against the tuner's NVRTC build and the stored sweep (the refreshed fixture).
 set -u
