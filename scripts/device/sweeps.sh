@@ -6,7 +6,7 @@
 # R4_COLD_TIMEOUT (s, default 420) bounds the cold run, whose full output (progress lines, each
 # with the time since the start) lands in $OUT/dflash-cold-full.log.gz: where a run stops, that
 # says at which config (session 28's first sweep stopped silently after its plan line). A cold run
-# that does not finish skips the warm and llama runs.
+# that does not finish skips the warm and llama runs; R4_LLAMA_TIMEOUT (s, default 420) bounds llama.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 q() { python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(*r, sep=' | ') for r in c.execute(sys.argv[2])]" "$@"; }
