@@ -94,6 +94,8 @@ gpu::CompileRequest compile_request(KernelId id, const Config& c, const gpu::Arc
     req.defines.push_back(fmt::format("R4_NT={}", c.nt));
     if (id == KernelId::gemm_w4a16_nt)
       req.defines.push_back(fmt::format("R4_A_BF16={}", opt.a_bf16 ? 1 : 0));
+    // The scale chunks, where the build turns them on (kernels/config.hpp kSm90aScaleChunks).
+    if (c.gen == kGenSm90a && kSm90aScaleChunks) req.defines.emplace_back("R4G_SCHUNK_ON=1");
     if (opt.broken_scale) req.defines.emplace_back("R4_BROKEN_SCALE=1");
     if (opt.test_fault) req.defines.push_back(fmt::format("R4_TEST_FAULT={}", opt.test_fault));
   }

@@ -101,11 +101,15 @@
 // 36.61 -> 37.38, down 25.19 -> 25.75), and for the 16-bit kinds, whose register-staged producer
 // and consumer went past 85 registers at ST 6 and lost their second block per SM ((8, 4, 2, 1, 1,
 // 6) o M = 32 11.21 -> 13.88 us). OFF until a sweep has verified every config with it: session 26
-// measured the A/B above, then had no device left for the sweep. To turn it on, set R4G_SCHUNK_ON
-// here and kSm90aScaleChunks in kernels/config.hpp together (shared memory is sized there); a
-// -D R4G_SCHUNK=0 is then the A/B's old path (it needs less shared memory); -D R4G_SCHUNK=1
-// while they are off would overrun the block's shared memory.
+// measured the A/B above, then had no device left for the sweep; session 28 turned them on and its
+// cold sweep stopped (docs/PERF.md "Session 28"). They are turned on by the build:
+// `-DR4_SM90A_SCALE_CHUNKS=ON` (CMakeLists.txt) sets kSm90aScaleChunks in kernels/config.hpp, which
+// sizes the shared memory, and makes kernels/family.cpp compile_request and r4d's TUs define
+// R4G_SCHUNK_ON=1 here; a -D R4G_SCHUNK=0 is then the A/B's old path (it needs less shared memory);
+// -D R4G_SCHUNK=1 in a build without them would overrun the block's shared memory.
+#ifndef R4G_SCHUNK_ON
 #define R4G_SCHUNK_ON 0
+#endif
 #define R4G_SKS (R4_SK > 16)  // stream-K
 #ifndef R4G_SCHUNK
 #define R4G_SCHUNK (R4G_SCHUNK_ON && R4G_EB == 1 && !R4G_SKS)
@@ -125,11 +129,19 @@
 #define R4G_RING_OFFSET 1024                       // the ring after the barriers
 #define R4G_STEPS (R4G_EB == 2 ? 8 : 4)            // wgmma k-steps per stage
 // EXPERIMENT ONLY (r4kern --one --define): R4G_LESION bit 1 skips the producer's activation
-// staging, bit 2 the consumers' dequantisation and MMAs (3: both, the bare weight ring); the
-// results are wrong, the time says what each stage costs (METHOD.md: time variants that leave one
-// stage out; r4kern times a lesion unchecked and labels it so).
+// staging, bit 2 the consumers' dequantisation and MMAs (3: both, the bare weight ring), bit 4 the
+// epilogue (output or partial stores and the split-K reduction: the stores stay in the code behind
+// a runtime `M < 0`, so the math that feeds them is not eliminated), bit 8 everything after the
+// barriers' initialisation (a block that is launched with the config's grid and shared memory, then
+// exits: what the launch itself costs). Bits 4 and 8 are for the "fixed part" of session 24 (a
+// 64 x 256 tile spends 6-11 us that do not scale with K: docs/PERF.md). The results are wrong, the
+// time says what each stage costs (METHOD.md: time variants that leave one stage out; r4kern times
+// a lesion unchecked and labels it so).
 #ifndef R4G_LESION
 #define R4G_LESION 0
+#endif
+#if (R4G_LESION & 4) && R4_SK > 16
+#error "R4G_LESION bit 4 is for split-K / single-split configs (stream-K ends segments in its loop)"
 #endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
@@ -642,6 +654,10 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     r4wg::fence_barrier_init();
   }
   __syncthreads();
+  if (R4G_LESION & 8) {  // experiment only: the launch alone (above)
+    r4_pdl_wait();
+    return;
+  }
 
   const int wg = (int)(threadIdx.x >> 7);
 #if !R4G_SKS
@@ -749,7 +765,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #pragma unroll
     for (int p = 0; p < R4_NPW; ++p) {
       const int t16 = tile16_first + (wg * R4_NPW + p) * 4 + warp;
-      if (t16 < ntiles16) {
+      if (t16 < ntiles16 && (!(R4G_LESION & 4) || M < 0)) {
         const int n0 = t16 * 16 + g;
 #pragma unroll
         for (int i = 0; i < R4G_NR / 8; ++i) {
@@ -767,7 +783,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       }
     }
   }
-  r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR);
+  if (!(R4G_LESION & 4)) r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR);
 }
 #endif
 

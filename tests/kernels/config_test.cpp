@@ -281,6 +281,26 @@ TEST(Family, SplitKAtLaunchSharesOneBodyForSk248) {
   EXPECT_EQ(sk_define(amd, true), 0);
 }
 
+// The scale chunks follow the build (-DR4_SM90A_SCALE_CHUNKS, kernels/config.hpp): an sm90a compile
+// defines R4G_SCHUNK_ON=1 exactly when the host sizes its shared memory for them, and no other
+// generation ever does.
+TEST(Family, ScaleChunksDefineFollowsTheBuild) {
+  auto has_chunks = [](const gpu::CompileRequest& r) {
+    return std::find(r.defines.begin(), r.defines.end(), "R4G_SCHUNK_ON=1") != r.defines.end();
+  };
+  Config sm90a{8, 1, 4, 2, 1, kGenSm90a, 4};
+  Config ldg{4, 2, 1, 1, 0, kGenLdg, 2};
+  ASSERT_TRUE(is_valid(KernelId::gemm_w4a8_nt, sm90a, sm90));
+  ASSERT_TRUE(is_valid(KernelId::gemm_w4a8_nt, ldg, sm90));
+  EXPECT_EQ(has_chunks(compile_request(KernelId::gemm_w4a8_nt, sm90a, sm90)), kSm90aScaleChunks);
+  EXPECT_FALSE(has_chunks(compile_request(KernelId::gemm_w4a8_nt, ldg, sm90)));
+  // Off (the default build): the stage keeps its 64 scale bytes per tile and there is no ring.
+  if (!kSm90aScaleChunks) {
+    EXPECT_EQ(sm90a_scale_ring_bytes(KernelId::gemm_w4a8_nt, sm90a), 0);
+    EXPECT_EQ(sm90a_stage_bytes(KernelId::gemm_w4a8_nt, sm90a), 8 * 2 * 1088 + 16 * 4 * 128);
+  }
+}
+
 // Stream-K (SK = kSm90aStreamK): where it is valid, its 1-D grid, and that the workspace's slots
 // per tile cover every tile's contributors under the kernel's split of the units
 // (kernels/nv/gemm_w4_sm90a.h: block c runs units [c * U / C, (c + 1) * U / C)).
