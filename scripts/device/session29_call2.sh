@@ -1,9 +1,10 @@
 # Session 29, call 2 (NOT RUN: for the session after 29, after call 1). Why session 28's sweep with
 # the scale chunks stopped (docs/PERF.md "Session 28"). Needs a second pack: build with the chunks
 # on and carry its r4tune and r4kern beside the default ones:
-#   bash scripts/build.sh build-chunks -DR4_SM90A_SCALE_CHUNKS=ON -DR4_DEBUG_INFO=OFF
+#   cmake -S . -B build-chunks -G Ninja -DR4_SM90A_SCALE_CHUNKS=ON -DR4_DEBUG_INFO=OFF
+#   cmake --build build-chunks -j2 --target r4tune r4kern    # ~15 min here; r4d is not needed
 #   mkdir -p .device/chunks && cp build-chunks/tuner/r4tune build-chunks/kernels/r4kern .device/chunks/
-#   strip --strip-debug .device/chunks/*    # then carry [".device/bin", ".device/chunks"]
+#   strip --strip-debug .device/chunks/*    # then carry [".device/chunks"] (this call needs nothing else)
 # First one config of each path the chunks touch under r4kern --one, each checked over poison then
 # timed, each with its own 60 s limit, in the order of risk (a hang leaves the GPU busy, so the
 # first one that times out ends the call): the direct producer at SK 1, 2 (shared body), 4, 8, 16;
