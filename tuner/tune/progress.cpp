@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <mutex>
+
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +11,16 @@ namespace r4::tune {
 
 ProgressMode default_progress_mode() {
   return ::isatty(STDERR_FILENO) ? ProgressMode::live : ProgressMode::plain;
+}
+
+void progress_event(ProgressMode mode, const std::string& line) {
+  static std::mutex m;  // workers' threads report at once; one line each, whole
+  if (mode == ProgressMode::quiet) return;
+  const std::lock_guard<std::mutex> lock(m);
+  if (mode == ProgressMode::json)
+    fmt::print(stderr, "{}\n", nlohmann::json{{"event", line}}.dump());
+  else
+    fmt::print(stderr, "{}{}\n", mode == ProgressMode::live ? "\r\033[K" : "", line);
 }
 
 Progress::Progress(ProgressMode mode, std::string phase, std::size_t total)

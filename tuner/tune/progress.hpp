@@ -14,6 +14,11 @@ enum class ProgressMode { live, plain, quiet, json };
 // live when stderr is a terminal, else plain.
 [[nodiscard]] ProgressMode default_progress_mode();
 
+// A line that reports something as it happens (a check that crashed, hung or failed), from any
+// thread and outside a Progress: on a terminal it clears the live line first (the next draw puts
+// it back); nothing with --quiet; a JSON object {"event": line} with --json.
+void progress_event(ProgressMode mode, const std::string& line);
+
 class Progress {
  public:
   Progress(ProgressMode mode, std::string phase, std::size_t total);

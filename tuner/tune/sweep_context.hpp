@@ -58,7 +58,8 @@ struct PhaseSeconds {
 // What this invocation did so far, for the progress lines.
 struct SweepTally {
   std::size_t verified = 0, verify_failed = 0, timed = 0, raced_out = 0, failed = 0;
-  int consecutive_faults = 0;  // checks in a row that crashed the worker or timed out
+  int consecutive_faults = 0;   // checks in a row that crashed the worker or timed out
+  std::size_t wrong_lines = 0;  // wrong or not-run checks reported as they happened (verify_stage)
 };
 
 struct Plan;

@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "kernels/family.hpp"
+#include "tuner/tune/progress.hpp"
 
 namespace r4::tune {
 
@@ -34,6 +35,31 @@ db::CheckRow check_outcome(const worker::JobResult& raw, const json& reply) {
 }
 
 namespace {
+
+// A failed check is said at once, not only in the database and the summary: a kernel that hangs
+// costs a whole --verify-timeout-ms per check, and session 28's H200 sweep sat 420 s in such
+// checks (or so its log reads: docs/PERF.md "Session 29") with nothing on its output but progress
+// lines its script filtered out. Crashes and timeouts are always said (each costs a worker
+// restart, and --max-consecutive-faults bounds a run of them); wrong results and checks the worker
+// could not run, the first kMaxWrongLines per worker, since a broken build can fail thousands.
+constexpr std::size_t kMaxWrongLines = 20;
+void report_failed_check(SweepContext& ctx, std::string_view kname, const Unit& u,
+                         const ShapeSpec& sh, int m, const db::CheckRow& c) {
+  if (c.status == db::CheckStatus::pass) return;
+  const bool crashed = c.status == db::CheckStatus::fault || c.status == db::CheckStatus::timeout;
+  if (!crashed && ctx.tally.wrong_lines >= kMaxWrongLines) return;
+  std::string line =
+      fmt::format("check {}: {} {} at N={} K={} M={}: {}", db::to_string(c.status), kname,
+                  kernels::to_string(u.config), sh.n, sh.k, m, c.detail.substr(0, 240));
+  if (crashed && ctx.opt.max_consecutive_faults > 0)
+    line += fmt::format(" ({} in a row; the sweep stops at {})", ctx.tally.consecutive_faults,
+                        ctx.opt.max_consecutive_faults);
+  else if (crashed)
+    line += fmt::format(" ({} in a row)", ctx.tally.consecutive_faults);
+  else if (++ctx.tally.wrong_lines == kMaxWrongLines)
+    line += "; further wrong or not-run checks are in the database only";
+  progress_event(ctx.opt.progress, line);
+}
 
 // Checks one unit at (sh, M) in the worker and stores the row. Returns whether it passed.
 bool verify_one(SweepContext& ctx, SweepWorker& worker, const Unit& u, const ShapeSpec& sh, int m,
@@ -63,6 +89,7 @@ bool verify_one(SweepContext& ctx, SweepWorker& worker, const Unit& u, const Sha
   const bool crashed = c.status == db::CheckStatus::fault || c.status == db::CheckStatus::timeout;
   auto& faults = ctx.tally.consecutive_faults;
   faults = crashed ? faults + 1 : 0;
+  report_failed_check(ctx, kname, u, sh, m, c);
   if (crashed && ctx.opt.max_consecutive_faults > 0 && faults >= ctx.opt.max_consecutive_faults)
     throw SweepStop(fmt::format(
         "{} checks in a row crashed the worker or timed out (the last: {} {} at N={} K={} "

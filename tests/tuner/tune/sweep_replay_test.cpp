@@ -192,6 +192,22 @@ TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
     }
   }
   EXPECT_EQ(store.integrity_check(), "ok");
+  // Each failed check is said as it happens, naming the config, the shape and the reason
+  // (verify_stage.cpp report_failed_check): 4 of each kind.
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto p = r.out.find(what); p != std::string::npos; p = r.out.find(what, p + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("\ncheck fault: "), 4u) << r.out;
+  EXPECT_EQ(count("\ncheck timeout: "), 4u) << r.out;
+  EXPECT_EQ(count("\ncheck wrong_result: "), 4u) << r.out;
+  EXPECT_NE(r.out.find("TEST-INJECTED hang: no answer within 1500 ms; the worker was killed ("),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" at N=256 K=5120 M=8: TEST-INJECTED oob: worker killed by signal 11"),
+            std::string::npos)
+      << r.out;
   // 2 kernels x (6 mma_sync + 12 sm90a + 8 ldg configs of the smoke space) + 3 injected.
   // The smoke space's SKs are 1 and 8: no two configs share a body (kernels/config.hpp sk_define).
   EXPECT_NE(r.out.find("55 compiled in 55 compiler runs (SK 2, 4 and 8 share a body), 0 from "
@@ -255,6 +271,30 @@ TEST(SweepReplay, AFamilyThatFaultsEverywhereStopsTheSweepEarly) {
   const auto run = store.resolve_run("latest");
   EXPECT_EQ(run.status, r4::db::RunStatus::partial);
   EXPECT_EQ(store.checks(run.id).size(), 5u);
+  EXPECT_EQ(store.integrity_check(), "ok");
+}
+
+// A build whose every kernel computes wrong results: every check is stored as wrong, but only the
+// first 20 are said on the output (then a line says the rest are in the database), so a broken
+// family does not bury the log in tens of thousands of lines; nothing is timed.
+TEST(SweepReplay, WrongResultsAreSaidUpToALimit) {
+  const auto dir = temp_dir();
+  auto r = sh("R4_REPLAY_VERIFY_WRONG_ALL=1 " + sweep(plain_spec(dir, true), dir + "/w.db"));
+  std::size_t lines = 0;
+  for (auto p = r.out.find("\ncheck wrong_result: "); p != std::string::npos;
+       p = r.out.find("\ncheck wrong_result: ", p + 1))
+    ++lines;
+  EXPECT_EQ(lines, 20u) << r.out;
+  EXPECT_NE(r.out.find("replay: all wrong; further wrong or not-run checks are in the database "
+                       "only\n"),
+            std::string::npos)
+      << r.out;
+  auto store = r4::db::Store::open_read_only(dir + "/w.db");
+  const auto run = store.resolve_run("latest");
+  const auto checks = store.checks(run.id);
+  EXPECT_GT(checks.size(), 20u);
+  for (const auto& c : checks) EXPECT_EQ(c.status, r4::db::CheckStatus::wrong_result);
+  for (const auto& m : store.measurements(run.id)) EXPECT_FALSE(m.compile_id.has_value());
   EXPECT_EQ(store.integrity_check(), "ok");
 }
 

@@ -9,6 +9,7 @@
 //   R4_REPLAY_SAMPLE_DELAY_US=N each sample sleeps N microseconds (so a test can kill mid-run)
 //   R4_REPLAY_TIMING_CRASH_SK=S candidates with SK == S crash the worker when sampled
 //   R4_REPLAY_VERIFY_CRASH_ALL=1 every verification crashes the worker (a broken build)
+//   R4_REPLAY_VERIFY_WRONG_ALL=1 every verification finds a wrong result (a broken build)
 // Several GPUs and failures for the scale-out tests (tuner/tune/host_dispatch.hpp, mpi_dispatch):
 //   R4_REPLAY_DEVICES=A,A,B@sm_80 the host's GPUs by name (optionally @arch; default sm_90): GPUs
 //                               of one name are one model. Default: one GPU.
@@ -140,6 +141,8 @@ int main() {
     const std::string inj = r.value("injected", "");
     if (const char* e = std::getenv("R4_REPLAY_VERIFY_CRASH_ALL"); e && *e == '1')
       std::raise(SIGSEGV);
+    if (const char* e = std::getenv("R4_REPLAY_VERIFY_WRONG_ALL"); e && *e == '1')
+      return {{"pass", false}, {"bad", 7}, {"max_ratio", 3.5}, {"detail", "replay: all wrong"}};
     if (inj == "oob") std::raise(SIGSEGV);
     if (inj == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
     if (inj == "wrong")
@@ -194,7 +197,8 @@ int main() {
                   {"grid", {264, 512}},
                   {"bytes", 1}}}};
     if (r.value("launch", false))
-      out["launch"] = {{"samples", {2.0, 2.01, 1.99, 2.0, 2.02}}, {"detail", "replay launch floor"}};
+      out["launch"] = {{"samples", {2.0, 2.01, 1.99, 2.0, 2.02}},
+                       {"detail", "replay launch floor"}};
     return out;
   };
   h["step"] = [&](const json& r) -> json {
@@ -205,7 +209,8 @@ int main() {
       double base = 3.0;
       for (const auto& p : r.at("paths")) {
         std::vector<double> samples;
-        for (int i = 0; i < 5; ++i) samples.push_back(base * static_cast<double>(links) * (1.0 + 0.001 * i));
+        for (int i = 0; i < 5; ++i)
+          samples.push_back(base * static_cast<double>(links) * (1.0 + 0.001 * i));
         paths[p.get<std::string>()] = {{"ok", true},
                                        {"detail", "replay"},
                                        {"launches", static_cast<int>(links)},
