@@ -73,8 +73,11 @@ int resume_run(SweepContext& ctx, const std::optional<db::Id>& device_id) {
           ctx.run, before, before == 1 ? "" : "s", ctx.ranks, ctx.ranks == 1 ? "" : "s");
     ctx.store.set_run_ranks(ctx.run, ctx.ranks);
   }
-  for (const auto& c : ctx.store.checks(ctx.run))
+  for (const auto& c : ctx.store.checks(ctx.run)) {
     ctx.checked[{c.compile_id, c.n, c.k, c.m}] = c.status == db::CheckStatus::pass;
+    if (c.status == db::CheckStatus::timeout)
+      ctx.hung.emplace(c.compile_id, fmt::format("N={} K={} M={}", c.n, c.k, c.m));
+  }
   for (const auto& m : ctx.store.measurements(ctx.run))
     if (m.status != db::MeasurementStatus::failed) ctx.raced.insert({m.n, m.k, m.m});
   return 0;

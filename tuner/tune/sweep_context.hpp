@@ -91,6 +91,8 @@ struct SweepContext {
   // Done before a --resume (and as this run goes): (compile, N, K, M) -> passed; (N, K, M) races
   // stored.
   std::map<std::tuple<db::Id, std::int64_t, std::int64_t, int>, bool> checked;
+  // Configs (compile ids) whose check timed out, and where: not checked again (verify_stage.cpp).
+  std::map<db::Id, std::string> hung;
   std::set<std::tuple<std::int64_t, std::int64_t, int>> raced;
   // Each shape's read-floor grid (blocks, threads), for the step chains' read-floor paths; a
   // shape is here once its read floor is stored (floor_stage.hpp).

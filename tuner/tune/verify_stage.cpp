@@ -61,10 +61,40 @@ void report_failed_check(SweepContext& ctx, std::string_view kname, const Unit& 
   progress_event(ctx.opt.progress, line);
 }
 
+// A config whose check timed out is not checked again at its other (shape, M): each such check
+// would cost another --verify-timeout-ms (30 s) and a worker restart, and a kernel that hangs
+// anywhere must not win anywhere. Its later checks are stored as not_run, naming where it hung,
+// without a worker call; they neither count nor reset --max-consecutive-faults.
+bool skip_hung(SweepContext& ctx, std::string_view kname, const Unit& u, const ShapeSpec& sh,
+               int m) {
+  const auto h = ctx.hung.find(u.compile_id);
+  if (h == ctx.hung.end()) return false;
+  db::CheckRow c;
+  c.status = db::CheckStatus::not_run;
+  c.detail = fmt::format(
+      "not run: this config timed out at {} (a kernel that hangs is not "
+      "checked again)",
+      h->second);
+  if (!u.injected.empty()) c.detail = "TEST-INJECTED " + u.injected + ": " + c.detail;
+  c.run_id = ctx.run;
+  c.compile_id = u.compile_id;
+  c.n = sh.n;
+  c.k = sh.k;
+  c.m = m;
+  RowBatch b;
+  b.checks.push_back(c);
+  ctx.write(std::move(b));
+  report_failed_check(ctx, kname, u, sh, m, c);
+  ++ctx.tally.verified;
+  ++ctx.tally.verify_failed;
+  return true;
+}
+
 // Checks one unit at (sh, M) in the worker and stores the row. Returns whether it passed.
 bool verify_one(SweepContext& ctx, SweepWorker& worker, const Unit& u, const ShapeSpec& sh, int m,
                 unsigned seed) {
   const std::string kname(kernels::name(u.id));
+  if (skip_hung(ctx, kname, u, sh, m)) return false;
   worker::JobResult raw;
   json req = {{"op", "verify"},
               {"kernel", kname},
@@ -89,6 +119,8 @@ bool verify_one(SweepContext& ctx, SweepWorker& worker, const Unit& u, const Sha
   const bool crashed = c.status == db::CheckStatus::fault || c.status == db::CheckStatus::timeout;
   auto& faults = ctx.tally.consecutive_faults;
   faults = crashed ? faults + 1 : 0;
+  if (c.status == db::CheckStatus::timeout)
+    ctx.hung.emplace(u.compile_id, fmt::format("N={} K={} M={}", sh.n, sh.k, m));
   report_failed_check(ctx, kname, u, sh, m, c);
   if (crashed && ctx.opt.max_consecutive_faults > 0 && faults >= ctx.opt.max_consecutive_faults)
     throw SweepStop(fmt::format(

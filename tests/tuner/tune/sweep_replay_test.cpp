@@ -142,7 +142,7 @@ TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
   auto store = r4::db::Store::open_read_only(db);
   const auto run = store.resolve_run("latest");
   EXPECT_EQ(run.status, r4::db::RunStatus::complete);
-  int fault = 0, timeout = 0, wrong = 0, pass = 0;
+  int fault = 0, timeout = 0, not_run = 0, wrong = 0, pass = 0;
   for (const auto& c : store.checks(run.id)) {
     if (c.status == r4::db::CheckStatus::fault) {
       ++fault;
@@ -152,12 +152,22 @@ TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
       ++timeout;
       EXPECT_NE(c.detail.find("no answer within"), std::string::npos) << c.detail;
     }
+    if (c.status == r4::db::CheckStatus::not_run) {
+      ++not_run;
+      EXPECT_NE(c.detail.find("TEST-INJECTED hang: not run: this config timed out at N=256 "
+                              "K=5120 M=8"),
+                std::string::npos)
+          << c.detail;
+    }
     wrong += c.status == r4::db::CheckStatus::wrong_result;
     pass += c.status == r4::db::CheckStatus::pass;
   }
-  // The injected config (4,1,1,1,0) is valid at both shapes and both M: 4 checks per fault.
+  // The injected config (4,1,1,1,0) is valid at both shapes and both M: 4 checks per fault. The
+  // hanging one times out at its first (shape, M) and is not checked again (verify_stage.cpp
+  // skip_hung): its other three checks are not_run, without a worker call.
   EXPECT_EQ(fault, 4);
-  EXPECT_EQ(timeout, 4);
+  EXPECT_EQ(timeout, 1);
+  EXPECT_EQ(not_run, 3);
   EXPECT_EQ(wrong, 4);
   EXPECT_GT(pass, 20);
   // Every race finished: 2 kernels x 2 shapes x 2 bands winners, none of them a faulty variant.
@@ -200,7 +210,8 @@ TEST(SweepReplay, InjectedFaultsAreRecordedAndNothingElseIsLost) {
     return n;
   };
   EXPECT_EQ(count("\ncheck fault: "), 4u) << r.out;
-  EXPECT_EQ(count("\ncheck timeout: "), 4u) << r.out;
+  EXPECT_EQ(count("\ncheck timeout: "), 1u) << r.out;
+  EXPECT_EQ(count("\ncheck not_run: "), 3u) << r.out;
   EXPECT_EQ(count("\ncheck wrong_result: "), 4u) << r.out;
   EXPECT_NE(r.out.find("TEST-INJECTED hang: no answer within 1500 ms; the worker was killed ("),
             std::string::npos)
@@ -271,6 +282,37 @@ TEST(SweepReplay, AFamilyThatFaultsEverywhereStopsTheSweepEarly) {
   const auto run = store.resolve_run("latest");
   EXPECT_EQ(run.status, r4::db::RunStatus::partial);
   EXPECT_EQ(store.checks(run.id).size(), 5u);
+  EXPECT_EQ(store.integrity_check(), "ok");
+}
+
+// A sweep stopped right after a config hung (--max-consecutive-faults 2: the injected crash, then
+// the injected hang), then resumed: the run's stored timeout keeps that config from being checked
+// again (run_record.cpp restores it), so the resumed sweep stores its other checks as not_run
+// naming where it hung, and times nothing of it.
+TEST(SweepReplay, AConfigThatHungIsNotCheckedAgainAfterResume) {
+  const auto dir = temp_dir();
+  const auto db = dir + "/h.db";
+  auto r = sh(sweep(kSmoke, db, "--max-consecutive-faults 2"));
+  ASSERT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("2 checks in a row crashed the worker or timed out"), std::string::npos)
+      << r.out;
+  auto again = sh(sweep(kSmoke, db, "--resume"));
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_EQ(again.out.find("\ncheck timeout: "), std::string::npos) << again.out;
+  auto store = r4::db::Store::open_read_only(db);
+  const auto run = store.resolve_run("latest");
+  EXPECT_EQ(run.status, r4::db::RunStatus::complete);
+  int timeout = 0, not_run = 0;
+  for (const auto& c : store.checks(run.id)) {
+    timeout += c.status == r4::db::CheckStatus::timeout;
+    if (c.status == r4::db::CheckStatus::not_run) {
+      ++not_run;
+      EXPECT_NE(c.detail.find("not run: this config timed out at N="), std::string::npos)
+          << c.detail;
+    }
+  }
+  EXPECT_EQ(timeout, 1);
+  EXPECT_EQ(not_run, 3);
   EXPECT_EQ(store.integrity_check(), "ok");
 }
 
