@@ -4,11 +4,13 @@
 
 #include "tuner/cli/command.hpp"
 #include "tuner/worker/device_session.hpp"
+#include "tuner/worker/orphan_guard.hpp"
 
 namespace r4::cli {
 
 int run_worker(std::span<const std::string>) {
   std::ios::sync_with_stdio(false);
+  worker::exit_when_orphaned();  // a hung kernel must not outlive the sweep that started it
   return worker::serve(std::cin, std::cout, worker::device_handlers());
 }
 

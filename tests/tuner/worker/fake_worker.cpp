@@ -6,9 +6,11 @@
 #include <iostream>
 #include <thread>
 
+#include "tuner/worker/orphan_guard.hpp"
 #include "tuner/worker/serve.hpp"
 
 int main() {
+  r4::worker::exit_when_orphaned();
   r4::worker::Handlers h;
   h["echo"] = [](const nlohmann::json& r) { return nlohmann::json{{"value", r.at("value")}}; };
   h["pid"] = [](const nlohmann::json&) { return nlohmann::json{{"pid", ::getpid()}}; };

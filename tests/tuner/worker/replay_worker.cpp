@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "tuner/worker/orphan_guard.hpp"
 #include "tuner/worker/serve.hpp"
 
 namespace {
@@ -108,6 +109,8 @@ bool race_crashes(int device) {
 }  // namespace
 
 int main() {
+  r4::worker::exit_when_orphaned();  // as `r4tune worker` does: the injected hang must not outlive
+                                     // a killed sweep
   std::mt19937_64 rng(static_cast<unsigned long>(::getpid()));
   std::vector<double> entry_us;
   std::vector<bool> crash;
