@@ -1,5 +1,9 @@
 # Session 29, call 1 (NOT RUN: session 29 had no device; the next session's first call). Binaries of
-# the default build (scale chunks off), packed by scripts/device/pack.sh (carry [".device/bin"]).
+# the default build (scale chunks off). Pack from a committed tree, then drop what the call
+# rebuilds itself (the carry limit is 64 MiB; this leaves ~44 MB):
+#   R4_PACK_BUILD=build bash scripts/device/pack.sh
+#   rm -f .device/bin/src.tar .device/bin/h200-dflash-2026-11-30.db   # carry [".device/bin"]
+# Calls 1 and 2 share that pack: run 2 right after 1, while the machine is warm.
 #  A. session28_call3.sh: r4d's launch and graph tests on the refreshed tables, then r4d_bench
 #     (issue 12: "r4d within 3% of the tuner on every table row").
 #  C. sass_sk.sh: shared SK body against the same config compiled apart (session 27's 0.6%).
