@@ -10,8 +10,8 @@
 # Part B, the lesions, is call 2 (session29_call2.sh); the scale-chunk probe is call 3.
 set -u
 source "$(dirname "$0")/env.sh"
-echo "== A: r4d on the refreshed tables"
-timeout 480 bash scripts/device/session28_call3.sh
-echo "== C: SASS of the shared SK bodies"
+echo "== C: SASS of the shared SK bodies (8 nvcc compiles)"
 R4_SS_CONFIGS="gemm_w4a8_nt:4,8,1,1,1,2,4 gemm_w4a8_nt:4,4,1,1,1,2,4 gemm_w4a8_nt:2,2,1,2,0,2,4 gemm_w4a8fp8_nt:8,8,1,1,1,1,4" \
-  timeout 60 bash scripts/device/sass_sk.sh
+  timeout 150 bash scripts/device/sass_sk.sh
+echo "== A: r4d on the refreshed tables"
+timeout 420 bash scripts/device/session28_call3.sh
