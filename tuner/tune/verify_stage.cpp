@@ -61,6 +61,18 @@ void report_failed_check(SweepContext& ctx, std::string_view kname, const Unit& 
   progress_event(ctx.opt.progress, line);
 }
 
+// Stamps a check's row with its run, config and (shape, M), and stores it.
+void store_check(SweepContext& ctx, const Unit& u, const ShapeSpec& sh, int m, db::CheckRow& c) {
+  c.run_id = ctx.run;
+  c.compile_id = u.compile_id;
+  c.n = sh.n;
+  c.k = sh.k;
+  c.m = m;
+  RowBatch b;
+  b.checks.push_back(c);
+  ctx.write(std::move(b));
+}
+
 // A config whose check timed out is not checked again at its other (shape, M): each such check
 // would cost another --verify-timeout-ms (30 s) and a worker restart, and a kernel that hangs
 // anywhere must not win anywhere. Its later checks are stored as not_run, naming where it hung,
@@ -76,14 +88,7 @@ bool skip_hung(SweepContext& ctx, std::string_view kname, const Unit& u, const S
       "checked again)",
       h->second);
   if (!u.injected.empty()) c.detail = "TEST-INJECTED " + u.injected + ": " + c.detail;
-  c.run_id = ctx.run;
-  c.compile_id = u.compile_id;
-  c.n = sh.n;
-  c.k = sh.k;
-  c.m = m;
-  RowBatch b;
-  b.checks.push_back(c);
-  ctx.write(std::move(b));
+  store_check(ctx, u, sh, m, c);
   report_failed_check(ctx, kname, u, sh, m, c);
   ++ctx.tally.verified;
   ++ctx.tally.verify_failed;
@@ -107,15 +112,8 @@ bool verify_one(SweepContext& ctx, SweepWorker& worker, const Unit& u, const Sha
   const auto rep = worker.call(req, ctx.opt.verify_timeout_ms, &raw);
   ctx.sec.verify += since(tv);
   db::CheckRow c = check_outcome(raw, rep);
-  c.run_id = ctx.run;
-  c.compile_id = u.compile_id;
-  c.n = sh.n;
-  c.k = sh.k;
-  c.m = m;
   if (!u.injected.empty()) c.detail = "TEST-INJECTED " + u.injected + ": " + c.detail;
-  RowBatch b;
-  b.checks.push_back(c);
-  ctx.write(std::move(b));
+  store_check(ctx, u, sh, m, c);
   const bool crashed = c.status == db::CheckStatus::fault || c.status == db::CheckStatus::timeout;
   auto& faults = ctx.tally.consecutive_faults;
   faults = crashed ? faults + 1 : 0;
