@@ -162,8 +162,9 @@ void share_runs(mpi::World& world, std::vector<Group>& groups, OpenedDevices& op
     state["groups"] = json::array();
     for (auto& g : groups) {
       const auto& c = *g.ctx;
-      json raced = json::array(), checked = json::array();
+      json raced = json::array(), checked = json::array(), hung = json::array();
       for (const auto& [n, k, m] : c.raced) raced.push_back({n, k, m});
+      for (const auto& [compile_id, where] : c.hung) hung.push_back({compile_id, where});
       for (const auto& [key, pass] : c.checked)
         checked.push_back(
             {std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), pass});
@@ -174,6 +175,7 @@ void share_runs(mpi::World& world, std::vector<Group>& groups, OpenedDevices& op
                                  {"ceiling", c.ceiling_gbps},
                                  {"raced", raced},
                                  {"checked", checked},
+                                 {"hung", hung},
                                  {"floors", floors},
                                  {"launch_floor", c.launch_floor_done}});
     }
@@ -199,6 +201,8 @@ void share_runs(mpi::World& world, std::vector<Group>& groups, OpenedDevices& op
     for (const auto& r : j.at("checked"))
       c.checked[{r[0].get<db::Id>(), r[1].get<std::int64_t>(), r[2].get<std::int64_t>(),
                  r[3].get<int>()}] = r[4].get<bool>();
+    // A resumed run's timed-out configs: no rank checks one of them again (verify_stage.cpp).
+    for (const auto& h : j.at("hung")) c.hung.emplace(h[0].get<db::Id>(), h[1].get<std::string>());
   }
   for (std::size_t i = 0; i < opened.gpus.size(); ++i) {
     const auto& j = state.at("gpus").at(i);

@@ -2,10 +2,10 @@
 // replay worker standing in for GPUs): compiles split over 3 ranks with --compile-only and no
 // GPU; 2 ranks making one run in one database with every race stored once; a rank whose races
 // fail reported by rank 0 with its host and GPU, then --resume with 3 ranks finishing the run; a
-// rank killed with SIGKILL mid-sweep reported, then --resume without MPI finishing it; a rank
-// count that changed where the resume cannot be honoured, and a database rank 0 cannot write,
-// refused before anything runs. Skipped where mpirun is not installed (scripts/setup.sh installs
-// Debian's Open MPI).
+// rank killed with SIGKILL mid-sweep reported, then --resume without MPI finishing it; a config
+// that hung not checked again by any rank after --resume; a rank count that changed where the
+// resume cannot be honoured, and a database rank 0 cannot write, refused before anything runs.
+// Skipped where mpirun is not installed (scripts/setup.sh installs Debian's Open MPI).
 #include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
@@ -162,6 +162,32 @@ TEST_F(SweepMpi, AFailedRankIsReportedAndResumeWithThreeRanksFinishes) {
   EXPECT_EQ(run.status, db::RunStatus::complete);
   EXPECT_EQ(run.ranks, 3);
   expect_same_counts(s.counts(run.id), *want_);
+  EXPECT_EQ(s.integrity_check(), "ok");
+}
+
+// A run stopped right after a config hung (the smoke spec injects a crash, then a hang), resumed
+// with 2 ranks: rank 0 shares the run's stored timeout with rank 1 (sweep.cpp share_runs), so no
+// rank checks that config again; its other checks are stored not_run, whichever rank's race needed
+// them. Before the sharing, rank 1 re-checked it and hung once more (5 s, a second timeout row).
+TEST_F(SweepMpi, AConfigThatHungIsNotCheckedAgainByAnyRankAfterResume) {
+  const std::string smoke = std::string(R4_SOURCE_ROOT) + "/configs/test/smoke.toml";
+  const auto db = *dir_ + "/hung.db";
+  auto r = sh("R4_REPLAY_DEVICES=X,X " + sweep(smoke, db, "--max-consecutive-faults 2"));
+  ASSERT_EQ(r.code, 1) << r.out;
+  auto res = sh("R4_REPLAY_DEVICES=X,X " + mpirun(2) + sweep(smoke, db, "--resume"));
+  ASSERT_EQ(res.code, 0) << res.out;
+  EXPECT_EQ(res.out.find("check timeout: "), std::string::npos) << res.out;
+  auto s = db::Store::open_read_only(db);
+  const auto run = s.list_runs().back();
+  EXPECT_EQ(run.status, db::RunStatus::complete);
+  int timeout = 0, not_run = 0;
+  for (const auto& c : s.checks(run.id)) {
+    timeout += c.status == db::CheckStatus::timeout;
+    not_run += c.status == db::CheckStatus::not_run &&
+               c.detail.find("not run: this config timed out at N=") != std::string::npos;
+  }
+  EXPECT_EQ(timeout, 1);
+  EXPECT_EQ(not_run, 3);
   EXPECT_EQ(s.integrity_check(), "ok");
 }
 
