@@ -343,8 +343,21 @@ class CudaKernel final : public Kernel {
   // block); clusters above 8 blocks (the cluster split-K path at SK 16, kernels/splitk.h) the
   // non-portable size (CUDA programming guide, "Thread Block Clusters"; the H100 / H200 schedule
   // up to 16).
+  //
+  // The 48 KiB a kernel gets without asking hold its static shared memory as well (kernels/splitk.h
+  // and the sm90a epilogue declare a flag each): a launch whose dynamic bytes fit 48 KiB only
+  // without them fails with CUDA_ERROR_INVALID_VALUE. Session 30 saw exactly that: with the scale
+  // chunks on, the sm90a tuples (4, SK, 1, 1, NT, 6) ask for 49152 B and every check of them failed
+  // (379 in one sweep, each a worker restart, too slow to finish in 300 s); session 28's cold
+  // sweep with the chunks, which ran out of its 420 s, fits the same cause.
   void opt_in(unsigned shared, Dim3 cluster) {
-    if (shared > kDefaultShared && shared > opted_shared_) {
+    if (static_shared_ < 0) {
+      int v = 0;
+      R4_CU(driver().func_attribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f_),
+            fmt::format("cuFuncGetAttribute({}, SHARED_SIZE_BYTES)", name_));
+      static_shared_ = v;
+    }
+    if (shared + static_cast<unsigned>(static_shared_) > kDefaultShared && shared > opted_shared_) {
       R4_CU(
           driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                       static_cast<int>(shared)),
@@ -361,7 +374,8 @@ class CudaKernel final : public Kernel {
   CUfunction f_;
   std::string name_;
   bool non_portable_ = false;
-  unsigned opted_shared_ = kDefaultShared;
+  unsigned opted_shared_ = 0;  // the dynamic bytes opted into so far
+  int static_shared_ = -1;     // the kernel's static shared memory, read at the first launch
   std::vector<std::pair<std::array<unsigned, 7>, int>> clusters_fit_;
 };
 
