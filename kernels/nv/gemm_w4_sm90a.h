@@ -143,6 +143,14 @@
 #if (R4G_LESION & 4) && R4_SK > 16
 #error "R4G_LESION bit 4 is for split-K / single-split configs (stream-K ends segments in its loop)"
 #endif
+// The epilogue's activation row scales (one-byte kinds), loaded all at once into registers after
+// the PDL wait (1) instead of two per 8-row step between the output stores (0, as before). Session
+// 30's lesions put 2.8-3.4 us of a 64 x 256 tile's time at SK 1 in its epilogue (2.8-5.0 us for
+// 32 KB of stores), as if its 16 row-scale loads per thread went to L2 one after another behind the
+// stores. EXPERIMENT until a sweep has verified it (r4kern --one --define R4G_SA_EARLY=1): default 0.
+#ifndef R4G_SA_EARLY
+#define R4G_SA_EARLY 0
+#endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
 #endif
@@ -594,6 +602,13 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
   // tile p is (row n0 + 8 (e >> 1), activation row m0 + (e & 1)).
   const int wg = (int)(threadIdx.x >> 7), warp = (int)((threadIdx.x >> 5) & 3);
   const int g = r4_lane() >> 2, t = r4_lane() & 3;
+#if R4_ACT_KIND >= 2 && R4G_SA_EARLY
+  float sav[R4G_NR / 8][2];  // this thread's row scales, all loads in flight at once
+#pragma unroll
+  for (int i = 0; i < R4G_NR / 8; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) sav[i][h] = 8 * i + 2 * t + h < M ? sa[8 * i + 2 * t + h] : 0.0f;
+#endif
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p) {
     const int t16 = tq * R4G_SLOTS + (wg * R4_NPW + p) * 4 + warp;
@@ -605,7 +620,9 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
       for (int h = 0; h < 2; ++h) {
         const int m = 8 * i + 2 * t + h;
         if (m >= M) continue;
-#if R4_ACT_KIND >= 2
+#if R4_ACT_KIND >= 2 && R4G_SA_EARLY
+        const float sm = sav[i][h];
+#elif R4_ACT_KIND >= 2
         const float sm = sa[m];
 #else
         const float sm = 1.0f;
@@ -761,6 +778,16 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #else
     if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
     r4_pdl_wait();  // returns at once by now (the producer waited); orders the writes below
+#if R4_ACT_KIND >= 2 && R4G_SA_EARLY
+    float sav[R4G_NR / 8][2];  // this thread's row scales, all loads in flight at once
+#pragma unroll
+    for (int i = 0; i < R4G_NR / 8; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = m_base + 8 * i + 2 * t + h;
+        sav[i][h] = m < M ? sa[m] : 0.0f;
+      }
+#endif
     // D[row][col]: row = weight row (output n), col = activation row (output m).
 #pragma unroll
     for (int p = 0; p < R4_NPW; ++p) {
@@ -770,7 +797,9 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #pragma unroll
         for (int i = 0; i < R4G_NR / 8; ++i) {
           const int m = m_base + 8 * i + 2 * t;
-#if R4_ACT_KIND >= 2
+#if R4_ACT_KIND >= 2 && R4G_SA_EARLY
+          const float sa0 = sav[i][0], sa1 = sav[i][1];
+#elif R4_ACT_KIND >= 2
           const float sa0 = m < M ? sa[m] : 0.0f, sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
 #else
           const float sa0 = 1.0f, sa1 = 1.0f;
