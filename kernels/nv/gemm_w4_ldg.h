@@ -50,6 +50,12 @@
 #ifndef R4L_LESION
 #define R4L_LESION 0
 #endif
+// The one-byte kinds' activation row scales for the epilogue, loaded all at once before it (1)
+// instead of two per 8-row sub-tile between its stores (0, as before): the sm90a generation's
+// R4G_SA_EARLY (session 30). EXPERIMENT until measured and swept: default 0.
+#ifndef R4L_SA_EARLY
+#define R4L_SA_EARLY 0
+#endif
 #define R4_SPLITK_LESION (R4L_LESION >> 2)
 #include "kernels/nv/mma_sm80.h"
 #if R4_ACT_KIND <= 2  // the int4 kinds: kernels/config.hpp splitk_cluster says why not fp8 ones
@@ -631,10 +637,22 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   extern __shared__ __align__(16) char r4l_smem[];
   const r4_saddr tile = r4_saddr_of(r4l_smem);
   const bool cluster = r4_splitk_cluster();
+#if R4L_A8 && R4L_SA_EARLY
+  float sav[R4L_MSUB][2];  // this thread's row scales, all loads in flight at once
+#pragma unroll
+  for (int j = 0; j < R4L_MSUB; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int m = m_base + 8 * j + 2 * t + h;
+      sav[j][h] = m < M ? r4l_ld_sa(sa + m) : 0.0f;
+    }
+#endif
 #pragma unroll
   for (int j = 0; j < R4L_MSUB; ++j) {
     const int m = m_base + 8 * j + 2 * t;
-#if R4L_A8
+#if R4L_A8 && R4L_SA_EARLY
+    const float sa0 = sav[j][0], sa1 = sav[j][1];
+#elif R4L_A8
     const float sa0 = m < M ? r4l_ld_sa(sa + m) : 0.0f;
     const float sa1 = m + 1 < M ? r4l_ld_sa(sa + m + 1) : 0.0f;
 #else

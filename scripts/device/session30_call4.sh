@@ -1,4 +1,4 @@
-# Session 30, call 4: the epilogue's row scales A/B, then the scale chunks after the opt-in fix (e76dbee). Carry [".device/chunks"]:
+# Session 30, call 4 (NOT RUN: the session's device time was spent; session31_call1.sh runs it): the epilogue's row scales A/B, then the scale chunks after the opt-in fix (e76dbee). Carry [".device/chunks"]:
 # r4tune and r4kern of a -DR4_SM90A_SCALE_CHUNKS=ON build, plus the default build's
 # tuner_gpu_runtime_test (the new 48 KiB + static shared memory launch). Call 3 found every launch
 # of the chunk tuples (4, SK, 1, 1, NT, 6) failing CUDA_ERROR_INVALID_VALUE at 49152 B of dynamic
