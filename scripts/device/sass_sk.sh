@@ -19,7 +19,7 @@ for one in ${R4_SS_CONFIGS:-}; do
     nvcc -arch=sm_90a -cubin -I . $base -DR4_SK=$s -o "$d/$name.cubin" "kernels/$file.cu" 2>&1 | head -3
     cuobjdump -sass "$d/$name.cubin" > "$d/$name.sass" 2>&1
     grep -E '^\s+/\*[0-9a-f]+\*/' "$d/$name.sass" | awk -v n="$name" '
-      function hex(x,   k, v) {  # mawk (Ubuntu's awk) has no strtonum
+      function hex(x,   k, v) {  # mawk, the awk of Ubuntu, has no strtonum
         v = 0; x = tolower(x); sub(/^0x/, "", x)
         for (k = 1; k <= length(x); k++) v = v * 16 + index("0123456789abcdef", substr(x, k, 1)) - 1
         return v
