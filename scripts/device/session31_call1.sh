@@ -27,7 +27,7 @@ for one in w4a8:4,2,1,1,0,2,2@gate_up@1 w4a8:2,2,1,2,0,2,2@o@64 w4a8:2,16,1,1,1,
   done
 done
 echo "== sm90a: R4G_SA_EARLY A/B, the failing chunk tuples, the chunk sweep"
-timeout 480 bash scripts/device/session30_call4.sh
+timeout 420 bash scripts/device/session30_call4.sh
 echo "== SASS of the shared SK bodies (session 29's call 1, part C; its script's quoting fixed in session 30)"
 R4_SS_CONFIGS="gemm_w4a8_nt:4,8,1,1,1,2,4 gemm_w4a8_nt:4,4,1,1,1,2,4 gemm_w4a8_nt:2,2,1,2,0,2,4 gemm_w4a8fp8_nt:8,8,1,1,1,1,4" \
   timeout 100 bash scripts/device/sass_sk.sh
