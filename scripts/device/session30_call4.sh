@@ -1,4 +1,6 @@
-# Session 30, call 4 (NOT RUN: the session's device time was spent; session31_call1.sh runs it): the epilogue's row scales A/B, then the scale chunks after the opt-in fix (e76dbee). Carry [".device/chunks"]:
+# Session 30, call 4 (NOT RUN: the session's device time was spent; session31_call1.sh runs it, after
+# the epilogue's row-scale A/B that this call was to begin with): the scale chunks after the
+# opt-in fix (e76dbee). Carry [".device/chunks"]:
 # r4tune and r4kern of a -DR4_SM90A_SCALE_CHUNKS=ON build, plus the default build's
 # tuner_gpu_runtime_test (the new 48 KiB + static shared memory launch). Call 3 found every launch
 # of the chunk tuples (4, SK, 1, 1, NT, 6) failing CUDA_ERROR_INVALID_VALUE at 49152 B of dynamic
@@ -9,19 +11,6 @@ set -u
 source "$(dirname "$0")/env.sh"
 C=.device/chunks
 timeout 60 $C/tuner_gpu_runtime_test --gtest_brief=1 2>&1 | tail -4
-# The epilogue's row scales loaded at once (R4G_SA_EARLY, fb29619; default 0), A/B with the
-# default build's r4kern: each config checked over poison first, then timed, both ways.
-for one in w4a8:8,1,4,2,1,1,4@gate_up@64 w4a8:8,1,4,2,1,1,4@o@64 w4a8:8,1,4,2,1,1,4@hidden_proj@64 \
-           w4a8:8,4,4,2,1,1,4@hidden_proj@64 w4a8:8,132,4,1,1,1,4@gate_up@64 \
-           w4a8fp8:8,132,3,1,1,1,4@gate_up@48 w4a8:4,2,1,2,0,1,4@gate_up@1; do
-  IFS=@ read -r cfg shape m <<<"$one"
-  for v in 0 1 0 1; do
-    printf "%s SA_EARLY=%s: " "$one" $v
-    timeout 60 $C/r4kern_default --one "$cfg" --shapes "$shape" --m "$m" --define R4G_SA_EARLY=$v 2>&1 |
-      tee -a $OUT/sa-early.log | awk '/r4kern:/ {print} /max error/ {printf "err %s ", $NF} /race times/ {printf "race %s ", $(NF-1)} / us \(/ && !/race/ {for (i = 1; i <= NF; ++i) if ($i == "us") printf "gemm %s ", $(i-1)}' 
-    echo
-  done
-done
 # The chunk tuples that failed in call 3, under the chunks build with the fix (e76dbee): checked
 # over poison, then timed. The full chunk sweep (below) only where the call has time left.
 for one in w4a8:4,2,1,1,0,1,6@gate_up@64 w4a8fp8:4,8,1,1,1,1,6@qkv@16; do

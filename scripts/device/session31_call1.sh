@@ -5,29 +5,26 @@
 #   cmake --build build --target r4kern tuner_gpu_runtime_test
 #   cmake -S . -B build-chunks -G Ninja -DR4_SM90A_SCALE_CHUNKS=ON -DR4_DEBUG_INFO=OFF
 #   cmake --build build-chunks --target r4tune r4kern
-#   mkdir -p .device/chunks && rm -f .device/chunks/*
+#   rm -rf .device/chunks && mkdir -p .device/chunks
 #   cp build-chunks/tuner/r4tune build-chunks/kernels/r4kern .device/chunks/
-#   cp build/kernels/r4kern .device/chunks/r4kern_default
+#   mkdir -p .device/chunks/default && cp build/kernels/r4kern .device/chunks/default/
 #   cp build/tests/tuner/tuner_gpu_runtime_test .device/chunks/
-#   strip --strip-debug .device/chunks/*
+#   find .device/chunks -type f -exec strip --strip-debug {} +
 # Prediction (docs/PERF.md "Session 30"): sm90a MB 4 tiles ~2-3 us faster (16 serial L2 round
 # trips of ~0.15 us become one), MB 1 ~0.3-0.5 us; ldg ~0.15-0.3 us (2 or 4 round trips become 1).
 set -u
 source "$(dirname "$0")/env.sh"
-C=.device/chunks
-echo "== ldg: R4L_SA_EARLY A/B (the tables' w4a8 ldg winners)"
-for one in w4a8:4,2,1,1,0,2,2@gate_up@1 w4a8:2,2,1,2,0,2,2@o@64 w4a8:2,16,1,1,1,2,4@hidden_proj@16 \
-           w4a8:2,8,1,1,1,2,4@hidden_proj@32; do
-  IFS=@ read -r cfg shape m <<<"$one"
-  for v in 0 1 0 1; do
-    printf "%s R4L_SA_EARLY=%s: " "$one" $v
-    timeout 60 $C/r4kern_default --one "$cfg" --shapes "$shape" --m "$m" --define R4L_SA_EARLY=$v 2>&1 |
-      tee -a $OUT/sa-early.log | awk '/r4kern:/ {print} /max error/ {printf "err %s ", $NF} /race times/ {printf "race %s ", $(NF-1)} / us \(/ && !/race/ {for (i = 1; i <= NF; ++i) if ($i == "us") printf "gemm %s ", $(i-1)}'
-    echo
-  done
-done
-echo "== sm90a: R4G_SA_EARLY A/B, the failing chunk tuples, the chunk sweep"
-timeout 420 bash scripts/device/session30_call4.sh
+echo "== R4G_SA_EARLY (sm90a) and R4L_SA_EARLY (ldg) A/B: as is, then 1 / 0 / 1 (ab_define.sh)"
+# Each kernel reads only its own generation's define. sm90a: MB 4 at SK 1, 4 and stream-K, MB 3
+# e4m3 stream-K, MB 1; ldg: the tables' w4a8 winners.
+B=.device/chunks/default R4_AB_SETS="R4G_SA_EARLY=1+R4L_SA_EARLY=1|R4G_SA_EARLY=0+R4L_SA_EARLY=0|R4G_SA_EARLY=1+R4L_SA_EARLY=1" \
+R4_AB_CONFIGS="w4a8:8,1,4,2,1,1,4@gate_up@64 w4a8:8,1,4,2,1,1,4@o@64 w4a8:8,1,4,2,1,1,4@hidden_proj@64 \
+w4a8:8,4,4,2,1,1,4@hidden_proj@64 w4a8:8,132,4,1,1,1,4@gate_up@64 w4a8fp8:8,132,3,1,1,1,4@gate_up@48 \
+w4a8:4,2,1,2,0,1,4@gate_up@1 w4a8:4,2,1,1,0,2,2@gate_up@1 w4a8:2,2,1,2,0,2,2@o@64 \
+w4a8:2,16,1,1,1,2,4@hidden_proj@16 w4a8:2,8,1,1,1,2,4@hidden_proj@32" \
+  timeout 190 bash scripts/device/ab_define.sh
+echo "== the failing chunk tuples, the chunk sweep (session30_call4.sh)"
+timeout 300 bash scripts/device/session30_call4.sh
 echo "== SASS of the shared SK bodies (session 29's call 1, part C; its script's quoting fixed in session 30)"
 R4_SS_CONFIGS="gemm_w4a8_nt:4,8,1,1,1,2,4 gemm_w4a8_nt:4,4,1,1,1,2,4 gemm_w4a8_nt:2,2,1,2,0,2,4 gemm_w4a8fp8_nt:8,8,1,1,1,1,4" \
-  timeout 100 bash scripts/device/sass_sk.sh
+  timeout 90 bash scripts/device/sass_sk.sh
