@@ -509,6 +509,21 @@ typedef float r4g_part;
 __device__ inline float r4g_to_float(float f) { return f; }
 #endif
 
+#if R4_ACT_KIND >= 2 && R4G_SA_EARLY
+// This thread's activation row scales for the epilogue, rows m_base + 8 i + 2 t + h (0 past M),
+// loaded all at once (R4G_SA_EARLY, above).
+__device__ inline void r4g_row_scales(float (&sav)[R4G_NR / 8][2], const float* __restrict__ sa,
+                                      int m_base, int t, int M) {
+#pragma unroll
+  for (int i = 0; i < R4G_NR / 8; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int m = m_base + 8 * i + 2 * t + h;
+      sav[i][h] = m < M ? sa[m] : 0.0f;
+    }
+}
+#endif
+
 #if R4G_SKS
 // The block whose range holds unit u: the largest c with floor(c * TG / C) <= u.
 __device__ inline int r4g_cta_of(int u, int C, int TG) {
@@ -603,11 +618,8 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
   const int wg = (int)(threadIdx.x >> 7), warp = (int)((threadIdx.x >> 5) & 3);
   const int g = r4_lane() >> 2, t = r4_lane() & 3;
 #if R4_ACT_KIND >= 2 && R4G_SA_EARLY
-  float sav[R4G_NR / 8][2];  // this thread's row scales, all loads in flight at once
-#pragma unroll
-  for (int i = 0; i < R4G_NR / 8; ++i)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) sav[i][h] = 8 * i + 2 * t + h < M ? sa[8 * i + 2 * t + h] : 0.0f;
+  float sav[R4G_NR / 8][2];
+  r4g_row_scales(sav, sa, 0, t, M);
 #endif
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p) {
@@ -779,14 +791,8 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
     r4_pdl_wait();  // returns at once by now (the producer waited); orders the writes below
 #if R4_ACT_KIND >= 2 && R4G_SA_EARLY
-    float sav[R4G_NR / 8][2];  // this thread's row scales, all loads in flight at once
-#pragma unroll
-    for (int i = 0; i < R4G_NR / 8; ++i)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int m = m_base + 8 * i + 2 * t + h;
-        sav[i][h] = m < M ? sa[m] : 0.0f;
-      }
+    float sav[R4G_NR / 8][2];
+    r4g_row_scales(sav, sa, m_base, t, M);
 #endif
     // D[row][col]: row = weight row (output n), col = activation row (output m).
 #pragma unroll
