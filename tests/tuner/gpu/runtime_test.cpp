@@ -17,15 +17,17 @@ extern "C" __global__ void axpy(float* y, const float* x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
 }
-// Static and dynamic shared memory together: out[t] = the dynamic array's last entry + the
-// static flag, for every thread t.
+// Static and dynamic shared memory together: out[t] = the dynamic array's last entry + 3 x
+// ((t + 1) mod 64), the static array's entry. The static array is indexed by thread so that it
+// survives optimisation: a lone `__shared__ int flag = 7` was folded to the constant and the
+// kernel had no static shared memory at all (session 31, on the H100: SHARED_SIZE_BYTES 0).
 extern "C" __global__ void shared_both(int* out, int words) {
-  __shared__ int flag;
+  __shared__ int tile[64];
   extern __shared__ int dyn[];
-  if (threadIdx.x == 0) flag = 7;
+  if (threadIdx.x < 64) tile[threadIdx.x] = 3 * threadIdx.x;
   for (int i = threadIdx.x; i < words; i += blockDim.x) dyn[i] = i;
   __syncthreads();
-  out[threadIdx.x] = dyn[words - 1] + flag;
+  out[threadIdx.x] = dyn[words - 1] + tile[(threadIdx.x + 1) % 64];
 })";
 
 class Runtime : public ::testing::Test {
@@ -155,7 +157,7 @@ TEST_F(Runtime, DynamicSharedMemoryOf48KiBBesideStaticSharedMemoryLaunches) {
   stream_->synchronize();
   std::vector<int> got(threads);
   ctx_->copy_to_host(got.data(), out.get(), threads * sizeof(int));
-  for (int t = 0; t < threads; ++t) ASSERT_EQ(got[t], words - 1 + 7) << t;
+  for (int t = 0; t < threads; ++t) ASSERT_EQ(got[t], words - 1 + 3 * ((t + 1) % 64)) << t;
 }
 
 TEST_F(Runtime, ABadLaunchNamesTheCall) {
