@@ -52,9 +52,10 @@
 #endif
 // The one-byte kinds' activation row scales for the epilogue, loaded all at once before it (1)
 // instead of two per 8-row sub-tile between its stores (0, as before): the sm90a generation's
-// R4G_SA_EARLY (session 30). EXPERIMENT until measured and swept: default 0.
+// R4G_SA_EARLY (session 30). Default 1 since session 31's A/B (H100, 2 x 2 alternating runs,
+// docs/PERF.md "Session 31"): 0.04-0.17 us less per w4a8 config, none slower; 0 for an A/B only.
 #ifndef R4L_SA_EARLY
-#define R4L_SA_EARLY 0
+#define R4L_SA_EARLY 1
 #endif
 #define R4_SPLITK_LESION (R4L_LESION >> 2)
 #include "kernels/nv/mma_sm80.h"
