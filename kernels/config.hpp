@@ -152,13 +152,13 @@ inline constexpr bool kSplitKAtLaunch = true;
   return kSplitKAtLaunch && nvidia && (c.sk == 2 || c.sk == 4 || c.sk == 8) ? 0 : c.sk;
 }
 // R4G_SCHUNK: the one-byte kinds outside stream-K copy ST groups' scales at once into a ring of
-// 2 ST entries per tile; the others copy each stage's 64 B with the stage. Off until a sweep has
-// verified it (session 26; session 28's sweep with it stopped: docs/PERF.md). A build turns it on
-// with -DR4_SM90A_SCALE_CHUNKS=ON (CMakeLists.txt), for the device runs that are to find out why:
-// the host sizes shared memory by this constant, and the sm90a compiles then define
-// R4G_SCHUNK_ON=1 (kernels/family.cpp compile_request, r4d's TUs).
+// 2 ST entries per tile; the others copy each stage's 64 B with the stage. On since session 31
+// (session 26's A/B, 0.4-2.9% faster; session 31's sweep with them, 0 failed checks: docs/PERF.md);
+// a build with -DR4_SM90A_SCALE_CHUNKS=OFF (CMakeLists.txt) turns them off for an A/B. The host
+// sizes shared memory by this constant, and the sm90a compiles then define R4G_SCHUNK_ON=1
+// (kernels/family.cpp compile_request, r4d's TUs).
 #ifndef R4_SM90A_SCALE_CHUNKS
-#define R4_SM90A_SCALE_CHUNKS 0
+#define R4_SM90A_SCALE_CHUNKS 1
 #endif
 inline constexpr bool kSm90aScaleChunks = R4_SM90A_SCALE_CHUNKS != 0;
 [[nodiscard]] constexpr bool sm90a_scale_chunks(KernelId id, const Config& c) {

@@ -100,10 +100,10 @@
 // 1, 1, 4) 27.11 -> 27.01. Off for stream-K, whose direct int8 winners lost 2% (gate_up M = 64
 // 36.61 -> 37.38, down 25.19 -> 25.75), and for the 16-bit kinds, whose register-staged producer
 // and consumer went past 85 registers at ST 6 and lost their second block per SM ((8, 4, 2, 1, 1,
-// 6) o M = 32 11.21 -> 13.88 us). OFF until a sweep has verified every config with it: session 26
-// measured the A/B above, then had no device left for the sweep; session 28 turned them on and its
-// cold sweep stopped (docs/PERF.md "Session 28"). They are turned on by the build:
-// `-DR4_SM90A_SCALE_CHUNKS=ON` (CMakeLists.txt) sets kSm90aScaleChunks in kernels/config.hpp, which
+// 6) o M = 32 11.21 -> 13.88 us). On by default since session 31, whose sweep with them verified
+// every config (0 failed of 47,604; session 28's stop was a shared-memory opt-in in the tuner's
+// backend, session 30). The build decides: `-DR4_SM90A_SCALE_CHUNKS=ON` (CMakeLists.txt, the
+// default) sets kSm90aScaleChunks in kernels/config.hpp, which
 // sizes the shared memory, and makes kernels/family.cpp compile_request and r4d's TUs define
 // R4G_SCHUNK_ON=1 here; a -D R4G_SCHUNK=0 is then the A/B's old path (it needs less shared memory);
 // -D R4G_SCHUNK=1 in a build without them would overrun the block's shared memory.
@@ -147,9 +147,21 @@
 // the PDL wait (1) instead of two per 8-row step between the output stores (0, as before). Session
 // 30's lesions put 2.8-3.4 us of a 64 x 256 tile's time at SK 1 in its epilogue (2.8-5.0 us for
 // 32 KB of stores), as if its 16 row-scale loads per thread went to L2 one after another behind the
-// stores. EXPERIMENT until a sweep has verified it (r4kern --one --define R4G_SA_EARLY=1): default 0.
+// stores. Default 1 since session 31's A/B (H100, 2 x 2 alternating runs, docs/PERF.md "Session
+// 31"): 0.6-1.1 us less per 64 x 256 tile at SK 1 and 4, 0.3-0.5 us at MB 1, stream-K within
+// noise; 0 for an A/B only.
 #ifndef R4G_SA_EARLY
-#define R4G_SA_EARLY 0
+#define R4G_SA_EARLY 1
+#endif
+// The SK 1 epilogue's bf16 outputs packed across lanes before the stores (1: two shuffles per
+// 8-row step give each thread four consecutive outputs of one row, one 8-byte store instead of
+// four 2-byte ones; a warp's store then fills eight 32-byte sectors instead of half-filling 16) or
+// stored as the accumulators hold them (0, as before). Needs C 8-byte aligned (checked at run time;
+// r4d accepts 2-byte alignment, which takes the old stores). Session 31: what the row scales'
+// preload (R4G_SA_EARLY) left of the epilogue, ~2 us per 64 x 256 tile, is its stores.
+// EXPERIMENT until measured: default 0.
+#ifndef R4G_EPI_PACK
+#define R4G_EPI_PACK 0
 #endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
@@ -647,6 +659,32 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
 }
 #endif
 
+#if R4G_EPI_PACK && !R4G_SKS
+// One 8-row step of the SK 1 epilogue, packed (R4G_EPI_PACK). Lane 4 g + t holds rows 2 t, 2 t + 1
+// at columns n0 = 16 t16 + g and n0 + 8 (v: (2t, n0), (2t+1, n0), (2t, n0+8), (2t+1, n0+8)).
+// Shuffle 1 (lane ^ 4, g ^ 1) leaves lane g row 2 t + (g & 1) at the column pairs 16 t16 + (g & 6)
+// and + 8; shuffle 2 (lane ^ 8, g ^ 2) gives it four columns of that row: 16 t16 + (g & 4) (g & 2
+// = 0) or 16 t16 + 8 + (g & 4) (g & 2 = 2). Every lane shuffles (the caller's condition is uniform
+// per warp); only rows < M are stored.
+__device__ inline void r4g_store_packed(u16* __restrict__ C, int M, int N, int m, int t16, int g,
+                                        float v0, float v1, float v2, float v3) {
+  const u32 b0 = r4_f32_to_bf16(v0), b1 = r4_f32_to_bf16(v1), b2 = r4_f32_to_bf16(v2),
+            b3 = r4_f32_to_bf16(v3);
+  const bool odd = g & 1;  // keeps row m + 1, sends row m
+  const u32 keep = odd ? (b1 | b3 << 16) : (b0 | b2 << 16);
+  const u32 got = __shfl_xor_sync(0xffffffffu, odd ? (b0 | b2 << 16) : (b1 | b3 << 16), 4);
+  // The pairs at columns n0 & ~1 (lo) and (n0 + 8) & ~1 (hi), lower column in the low half.
+  const u32 lo = odd ? (got & 0xFFFFu) | keep << 16 : (keep & 0xFFFFu) | got << 16;
+  const u32 hi = odd ? (got >> 16) | (keep & 0xFFFF0000u) : (keep >> 16) | (got & 0xFFFF0000u);
+  const bool upper = g & 2;  // keeps the n0 + 8 block
+  const u32 got2 = __shfl_xor_sync(0xffffffffu, upper ? lo : hi, 8);
+  const int row = m + (odd ? 1 : 0);
+  if (row >= M) return;
+  const uint2 w = upper ? make_uint2(got2, hi) : make_uint2(lo, got2);
+  *reinterpret_cast<uint2*>(C + (i64)row * N + t16 * 16 + (upper ? 8 : 0) + (g & 4)) = w;
+}
+#endif
+
 // The kernel body; the .cu files wrap it in their extern "C" entry points.
 __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf16/int8
                                 const float* __restrict__ sa,  // [M] int8 row scales, or null
@@ -794,6 +832,9 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     float sav[R4G_NR / 8][2];
     r4g_row_scales(sav, sa, m_base, t, M);
 #endif
+#if R4G_EPI_PACK
+    const bool wide = ((reinterpret_cast<unsigned long long>(C) | (unsigned)N) & 7) == 0;  // uniform
+#endif
     // D[row][col]: row = weight row (output n), col = activation row (output m).
 #pragma unroll
     for (int p = 0; p < R4_NPW; ++p) {
@@ -809,6 +850,13 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           const float sa0 = m < M ? sa[m] : 0.0f, sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
 #else
           const float sa0 = 1.0f, sa1 = 1.0f;
+#endif
+#if R4G_EPI_PACK
+          if (R4_SK == 1 && wide) {
+            r4g_store_packed(C, M, N, m, t16, g, acc[p][4 * i] * sa0, acc[p][4 * i + 1] * sa1,
+                             acc[p][4 * i + 2] * sa0, acc[p][4 * i + 3] * sa1);
+            continue;
+          }
 #endif
           o.put(m, n0, acc[p][4 * i] * sa0);
           o.put(m + 1, n0, acc[p][4 * i + 1] * sa1);
