@@ -158,10 +158,11 @@
 // four 2-byte ones; a warp's store then fills eight 32-byte sectors instead of half-filling 16) or
 // stored as the accumulators hold them (0, as before). Needs C 8-byte aligned (checked at run time;
 // r4d accepts 2-byte alignment, which takes the old stores). Session 31: what the row scales'
-// preload (R4G_SA_EARLY) left of the epilogue, ~2 us per 64 x 256 tile, is its stores.
-// EXPERIMENT until measured: default 0.
+// preload (R4G_SA_EARLY) left of the epilogue, ~2 us per 64 x 256 tile, is its stores. Default 1
+// since session 31's A/B (H100, 2 x 2 alternating runs, docs/PERF.md "Session 31"): MB 4 and 3
+// 0.25-1.07 us less (gate_up M = 64 -2.7%, o_proj -3 to -4%), MB 1 within +-0.2 us; 0 for an A/B.
 #ifndef R4G_EPI_PACK
-#define R4G_EPI_PACK 0
+#define R4G_EPI_PACK 1
 #endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
