@@ -54,6 +54,7 @@
 #ifndef R4_KERNELS_NV_GEMM_W4_SM90A_H
 #define R4_KERNELS_NV_GEMM_W4_SM90A_H
 
+#include "kernels/nv/epilogue_pack.h"
 #include "kernels/nv/mma_sm80.h"
 #include "kernels/nv/wgmma_layout_sm90a.h"
 #include "kernels/nv/wgmma_sm90a.h"
@@ -660,31 +661,6 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
 }
 #endif
 
-#if R4G_EPI_PACK && !R4G_SKS
-// One 8-row step of the SK 1 epilogue, packed (R4G_EPI_PACK). Lane 4 g + t holds rows 2 t, 2 t + 1
-// at columns n0 = 16 t16 + g and n0 + 8 (v: (2t, n0), (2t+1, n0), (2t, n0+8), (2t+1, n0+8)).
-// Shuffle 1 (lane ^ 4, g ^ 1) leaves lane g row 2 t + (g & 1) at the column pairs 16 t16 + (g & 6)
-// and + 8; shuffle 2 (lane ^ 8, g ^ 2) gives it four columns of that row: 16 t16 + (g & 4) (g & 2
-// = 0) or 16 t16 + 8 + (g & 4) (g & 2 = 2). Every lane shuffles (the caller's condition is uniform
-// per warp); only rows < M are stored.
-__device__ inline void r4g_store_packed(u16* __restrict__ C, int M, int N, int m, int t16, int g,
-                                        float v0, float v1, float v2, float v3) {
-  const u32 b0 = r4_f32_to_bf16(v0), b1 = r4_f32_to_bf16(v1), b2 = r4_f32_to_bf16(v2),
-            b3 = r4_f32_to_bf16(v3);
-  const bool odd = g & 1;  // keeps row m + 1, sends row m
-  const u32 keep = odd ? (b1 | b3 << 16) : (b0 | b2 << 16);
-  const u32 got = __shfl_xor_sync(0xffffffffu, odd ? (b0 | b2 << 16) : (b1 | b3 << 16), 4);
-  // The pairs at columns n0 & ~1 (lo) and (n0 + 8) & ~1 (hi), lower column in the low half.
-  const u32 lo = odd ? (got & 0xFFFFu) | keep << 16 : (keep & 0xFFFFu) | got << 16;
-  const u32 hi = odd ? (got >> 16) | (keep & 0xFFFF0000u) : (keep >> 16) | (got & 0xFFFF0000u);
-  const bool upper = g & 2;  // keeps the n0 + 8 block
-  const u32 got2 = __shfl_xor_sync(0xffffffffu, upper ? lo : hi, 8);
-  const int row = m + (odd ? 1 : 0);
-  if (row >= M) return;
-  const uint2 w = upper ? make_uint2(got2, hi) : make_uint2(lo, got2);
-  *reinterpret_cast<uint2*>(C + (i64)row * N + t16 * 16 + (upper ? 8 : 0) + (g & 4)) = w;
-}
-#endif
 
 // The kernel body; the .cu files wrap it in their extern "C" entry points.
 __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf16/int8
@@ -834,7 +810,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     r4g_row_scales(sav, sa, m_base, t, M);
 #endif
 #if R4G_EPI_PACK
-    const bool wide = ((reinterpret_cast<unsigned long long>(C) | (unsigned)N) & 7) == 0;  // uniform
+    const bool wide = r4_epilogue_wide(C, N);
 #endif
     // D[row][col]: row = weight row (output n), col = activation row (output m).
 #pragma unroll
@@ -854,8 +830,8 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #endif
 #if R4G_EPI_PACK
           if (R4_SK == 1 && wide) {
-            r4g_store_packed(C, M, N, m, t16, g, acc[p][4 * i] * sa0, acc[p][4 * i + 1] * sa1,
-                             acc[p][4 * i + 2] * sa0, acc[p][4 * i + 3] * sa1);
+            r4_store_bf16_packed(C, M, N, m, t16, g, acc[p][4 * i] * sa0, acc[p][4 * i + 1] * sa1,
+                                 acc[p][4 * i + 2] * sa0, acc[p][4 * i + 3] * sa1);
             continue;
           }
 #endif
