@@ -112,11 +112,6 @@ struct R4Out {
 // Both reductions' last step: the SK partials of four consecutive outputs summed in split order
 // (the same bits on either path), written as bf16 with four 2-byte stores (r4d accepts an output
 // aligned to 2 bytes only).
-// R4_SPLITK_WIDE 1 (experiment, session 31, default 0): one 8-byte store where c is 8-byte aligned
-// (a warp's four 2-byte stores touch the same 256 bytes four times); the 2-byte stores otherwise.
-#ifndef R4_SPLITK_WIDE
-#define R4_SPLITK_WIDE 0
-#endif
 template <int S>
 __device__ inline void r4_splitk_sum_store(const float4 (&v)[S], u16* c) {
   float4 s = v[0];
@@ -127,14 +122,6 @@ __device__ inline void r4_splitk_sum_store(const float4 (&v)[S], u16* c) {
     s.z += v[k].z;
     s.w += v[k].w;
   }
-#if R4_SPLITK_WIDE
-  if ((reinterpret_cast<unsigned long long>(c) & 7) == 0) {
-    const u32 lo = (u32)r4_f32_to_bf16(s.x) | (u32)r4_f32_to_bf16(s.y) << 16;
-    const u32 hi = (u32)r4_f32_to_bf16(s.z) | (u32)r4_f32_to_bf16(s.w) << 16;
-    *reinterpret_cast<uint2*>(c) = make_uint2(lo, hi);
-    return;
-  }
-#endif
   c[0] = r4_f32_to_bf16(s.x);
   c[1] = r4_f32_to_bf16(s.y);
   c[2] = r4_f32_to_bf16(s.z);

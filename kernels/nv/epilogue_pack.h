@@ -2,9 +2,11 @@
 // per 8-row step turn a thread's four scattered bf16 outputs into four consecutive outputs of one
 // row, stored with one 8-byte store (a warp then fills eight 32-byte sectors instead of
 // half-filling sixteen with four 2-byte stores). Used by the sm90a generation's SK 1 epilogue
-// (R4G_EPI_PACK, session 31: MB 4 and 3 tiles 2.5-4% faster on an H100) and, as an experiment,
-// the ldg generation's (R4L_EPI_PACK). The callers check that C is 8-byte aligned and N a multiple
-// of 8 (r4d accepts a 2-byte aligned C, which keeps the 2-byte stores).
+// (R4G_EPI_PACK, session 31: MB 4 and 3 tiles 2.5-4% faster on an H100). The ldg generation's SK
+// 1 epilogue with it ran 0.1-0.2 us slower on its two M = 64 winners (MB 1), and 8-byte stores in
+// the split-K reductions changed nothing measurable (session 31; both removed). The callers check
+// that C is 8-byte aligned and N a multiple of 8 (r4d accepts a 2-byte aligned C, which keeps the
+// 2-byte stores).
 #ifndef R4_KERNELS_NV_EPILOGUE_PACK_H
 #define R4_KERNELS_NV_EPILOGUE_PACK_H
 

@@ -57,14 +57,7 @@
 #ifndef R4L_SA_EARLY
 #define R4L_SA_EARLY 1
 #endif
-// The SK 1 epilogue's bf16 outputs packed across lanes into 8-byte stores (1) or stored as the
-// accumulators hold them (0, as before): kernels/nv/epilogue_pack.h, the sm90a generation's
-// R4G_EPI_PACK. EXPERIMENT (session 31, not measured in this generation): default 0.
-#ifndef R4L_EPI_PACK
-#define R4L_EPI_PACK 0
-#endif
 #define R4_SPLITK_LESION (R4L_LESION >> 2)
-#include "kernels/nv/epilogue_pack.h"
 #include "kernels/nv/mma_sm80.h"
 #if R4_ACT_KIND <= 2  // the int4 kinds: kernels/config.hpp splitk_cluster says why not fp8 ones
 #define R4_SPLITK_CLUSTER 1  // launched as a cluster of its SK splits on sm_90+ (kernels/splitk.h)
@@ -645,9 +638,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
   extern __shared__ __align__(16) char r4l_smem[];
   const r4_saddr tile = r4_saddr_of(r4l_smem);
   const bool cluster = r4_splitk_cluster();
-#if R4L_EPI_PACK
-  const bool wide = r4_epilogue_wide(C, N);
-#endif
 #if R4L_A8 && R4L_SA_EARLY
   float sav[R4L_MSUB][2];  // this thread's row scales, all loads in flight at once
 #pragma unroll
@@ -680,13 +670,6 @@ __device__ inline void r4l_gemm(const void* __restrict__ act, const float* __res
           r4_splitk_tile_put(tile, r, col + 8, acc[p][j][2] * sa0);
           r4_splitk_tile_put(tile, r + 1, col + 8, acc[p][j][3] * sa1);
         } else {
-#if R4L_EPI_PACK
-          if (R4_SK == 1 && wide) {
-            r4_store_bf16_packed(C, M, N, m, tile_base + p, g, acc[p][j][0] * sa0,
-                                 acc[p][j][1] * sa1, acc[p][j][2] * sa0, acc[p][j][3] * sa1);
-            continue;
-          }
-#endif
           o.put(m, n0, acc[p][j][0] * sa0);
           o.put(m + 1, n0, acc[p][j][1] * sa1);
           o.put(m, n0 + 8, acc[p][j][2] * sa0);

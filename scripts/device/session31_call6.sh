@@ -1,4 +1,5 @@
-# Session 32, call 1 (written in session 31, NOT RUN yet; pack: R4_PACK_BUILD=build
+# Session 31, call 6 (ran at 329adbb on an H100; both experiments measured and removed afterwards,
+# so this script needs 329adbb's kernels; pack: R4_PACK_BUILD=build
 # scripts/device/pack.sh; rm -f .device/bin/src.tar .device/bin/h200-dflash-2026-11-30.db; carry
 # [".device/bin"]): the ldg generation's output stores, 8 bytes wide where C allows, as the sm90a
 # epilogue's (R4G_EPI_PACK, on since session 31: MB 4 / 3 tiles 2.5-4% faster).
