@@ -165,6 +165,12 @@
 #ifndef R4G_EPI_PACK
 #define R4G_EPI_PACK 1
 #endif
+// The stream-K segment end's tile stores packed the same way (1) or not (0, as before).
+// EXPERIMENT (session 31, not yet measured; the stream-K winners, e.g. down and gate_up at M = 64,
+// store whole 64 x 256 tiles as the SK 1 epilogue does): default 0.
+#ifndef R4G_EPI_PACK_SK
+#define R4G_EPI_PACK_SK 0
+#endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
 #endif
@@ -635,6 +641,9 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
   float sav[R4G_NR / 8][2];
   r4g_row_scales(sav, sa, 0, t, M);
 #endif
+#if R4G_EPI_PACK_SK
+  const bool wide = r4_epilogue_wide(out, N);
+#endif
 #pragma unroll
   for (int p = 0; p < R4_NPW; ++p) {
     const int t16 = tq * R4G_SLOTS + (wg * R4_NPW + p) * 4 + warp;
@@ -642,6 +651,21 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
     const int n0 = t16 * 16 + g;
 #pragma unroll
     for (int i = 0; i < R4G_NR / 8; ++i) {
+#if R4G_EPI_PACK_SK
+      if (wide) {
+        const int m = 8 * i + 2 * t;
+#if R4_ACT_KIND >= 2 && R4G_SA_EARLY
+        const float s0 = sav[i][0], s1 = sav[i][1];
+#elif R4_ACT_KIND >= 2
+        const float s0 = m < M ? sa[m] : 0.0f, s1 = m + 1 < M ? sa[m + 1] : 0.0f;
+#else
+        const float s0 = 1.0f, s1 = 1.0f;
+#endif
+        r4_store_bf16_packed(out, M, N, m, t16, g, acc[p][4 * i] * s0, acc[p][4 * i + 1] * s1,
+                             acc[p][4 * i + 2] * s0, acc[p][4 * i + 3] * s1);
+        continue;
+      }
+#endif
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int m = 8 * i + 2 * t + h;
