@@ -144,32 +144,24 @@
 #if (R4G_LESION & 4) && R4_SK > 16
 #error "R4G_LESION bit 4 is for split-K / single-split configs (stream-K ends segments in its loop)"
 #endif
-// The epilogue's activation row scales (one-byte kinds), loaded all at once into registers after
-// the PDL wait (1) instead of two per 8-row step between the output stores (0, as before). Session
-// 30's lesions put 2.8-3.4 us of a 64 x 256 tile's time at SK 1 in its epilogue (2.8-5.0 us for
-// 32 KB of stores), as if its 16 row-scale loads per thread went to L2 one after another behind the
-// stores. Default 1 since session 31's A/B (H100, 2 x 2 alternating runs, docs/PERF.md "Session
-// 31"): 0.6-1.1 us less per 64 x 256 tile at SK 1 and 4, 0.3-0.5 us at MB 1, stream-K within
-// noise; 0 for an A/B only.
-#ifndef R4G_SA_EARLY
-#define R4G_SA_EARLY 1
-#endif
 // The SK 1 epilogue's bf16 outputs packed across lanes before the stores (1: two shuffles per
 // 8-row step give each thread four consecutive outputs of one row, one 8-byte store instead of
 // four 2-byte ones; a warp's store then fills eight 32-byte sectors instead of half-filling 16) or
 // stored as the accumulators hold them (0, as before). Needs C 8-byte aligned (checked at run time;
 // r4d accepts 2-byte alignment, which takes the old stores). Session 31: what the row scales'
-// preload (R4G_SA_EARLY) left of the epilogue, ~2 us per 64 x 256 tile, is its stores. Default 1
+// preload (r4g_row_scales) left of the epilogue, ~2 us per 64 x 256 tile, is its stores. Default 1
 // since session 31's A/B (H100, 2 x 2 alternating runs, docs/PERF.md "Session 31"): MB 4 and 3
 // 0.25-1.07 us less (gate_up M = 64 -2.7%, o_proj -3 to -4%), MB 1 within +-0.2 us; 0 for an A/B.
 #ifndef R4G_EPI_PACK
 #define R4G_EPI_PACK 1
 #endif
-// The stream-K segment end's tile stores packed the same way (1) or not (0, as before).
-// EXPERIMENT (session 31, not yet measured; the stream-K winners, e.g. down and gate_up at M = 64,
-// store whole 64 x 256 tiles as the SK 1 epilogue does): default 0.
+// The stream-K segment end's tile stores packed the same way (1) or not (0, as before; the stream-K
+// winners, e.g. down and gate_up at M = 48 / 64, store whole 64 x 256 tiles as the SK 1 epilogue
+// does). Default 1 since session 32's A/B (H100, 2 x 2 alternating runs, docs/PERF.md "Session
+// 32"): w4a8 gate_up M = 64 0.7-2.2 us less, w4a8fp8 gate_up M = 48 0.5 us less, down within
+// noise; on the sweep's winners the 34 stream-K bands median 0.9955. 0 for an A/B only.
 #ifndef R4G_EPI_PACK_SK
-#define R4G_EPI_PACK_SK 0
+#define R4G_EPI_PACK_SK 1
 #endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
@@ -529,20 +521,27 @@ typedef float r4g_part;
 __device__ inline float r4g_to_float(float f) { return f; }
 #endif
 
-#if R4_ACT_KIND >= 2 && R4G_SA_EARLY
-// This thread's activation row scales for the epilogue, rows m_base + 8 i + 2 t + h (0 past M),
-// loaded all at once (R4G_SA_EARLY, above).
+// This thread's activation row scales for the epilogue, rows m_base + 8 i + 2 t + h: the one-byte
+// kinds' per-row scales (0 past M), loaded all at once after the PDL wait instead of two per 8-row
+// step between the output stores (session 30's lesions put 2.8-3.4 us of a 64 x 256 tile at SK 1 in
+// its epilogue; session 31's A/B, H100: 0.6-1.1 us less per such tile at SK 1 and 4, 0.3-0.5 us at
+// MB 1, docs/PERF.md "Session 31"); 1 for w4a16, whose products by it the compiler folds (the PTX
+// is the same as without them).
 __device__ inline void r4g_row_scales(float (&sav)[R4G_NR / 8][2], const float* __restrict__ sa,
                                       int m_base, int t, int M) {
 #pragma unroll
   for (int i = 0; i < R4G_NR / 8; ++i)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
+#if R4_ACT_KIND >= 2
       const int m = m_base + 8 * i + 2 * t + h;
       sav[i][h] = m < M ? sa[m] : 0.0f;
+#else
+      (void)sa, (void)m_base, (void)t, (void)M;
+      sav[i][h] = 1.0f;
+#endif
     }
 }
-#endif
 
 #if R4G_SKS
 // The block whose range holds unit u: the largest c with floor(c * TG / C) <= u.
@@ -637,10 +636,8 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
   // tile p is (row n0 + 8 (e >> 1), activation row m0 + (e & 1)).
   const int wg = (int)(threadIdx.x >> 7), warp = (int)((threadIdx.x >> 5) & 3);
   const int g = r4_lane() >> 2, t = r4_lane() & 3;
-#if R4_ACT_KIND >= 2 && R4G_SA_EARLY
   float sav[R4G_NR / 8][2];
   r4g_row_scales(sav, sa, 0, t, M);
-#endif
 #if R4G_EPI_PACK_SK
   const bool wide = r4_epilogue_wide(out, N);
 #endif
@@ -654,13 +651,7 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
 #if R4G_EPI_PACK_SK
       if (wide) {
         const int m = 8 * i + 2 * t;
-#if R4_ACT_KIND >= 2 && R4G_SA_EARLY
         const float s0 = sav[i][0], s1 = sav[i][1];
-#elif R4_ACT_KIND >= 2
-        const float s0 = m < M ? sa[m] : 0.0f, s1 = m + 1 < M ? sa[m + 1] : 0.0f;
-#else
-        const float s0 = 1.0f, s1 = 1.0f;
-#endif
         r4_store_bf16_packed(out, M, N, m, t16, g, acc[p][4 * i] * s0, acc[p][4 * i + 1] * s1,
                              acc[p][4 * i + 2] * s0, acc[p][4 * i + 3] * s1);
         continue;
@@ -670,13 +661,7 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
       for (int h = 0; h < 2; ++h) {
         const int m = 8 * i + 2 * t + h;
         if (m >= M) continue;
-#if R4_ACT_KIND >= 2 && R4G_SA_EARLY
         const float sm = sav[i][h];
-#elif R4_ACT_KIND >= 2
-        const float sm = sa[m];
-#else
-        const float sm = 1.0f;
-#endif
         out[(i64)m * N + n0] = r4_f32_to_bf16(acc[p][4 * i + h] * sm);
         out[(i64)m * N + n0 + 8] = r4_f32_to_bf16(acc[p][4 * i + 2 + h] * sm);
       }
@@ -829,10 +814,8 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #else
     if (R4_PDL_TRIGGER == 2) r4_pdl_launch_dependents();
     r4_pdl_wait();  // returns at once by now (the producer waited); orders the writes below
-#if R4_ACT_KIND >= 2 && R4G_SA_EARLY
     float sav[R4G_NR / 8][2];
     r4g_row_scales(sav, sa, m_base, t, M);
-#endif
 #if R4G_EPI_PACK
     const bool wide = r4_epilogue_wide(C, N);
 #endif
@@ -845,13 +828,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #pragma unroll
         for (int i = 0; i < R4G_NR / 8; ++i) {
           const int m = m_base + 8 * i + 2 * t;
-#if R4_ACT_KIND >= 2 && R4G_SA_EARLY
           const float sa0 = sav[i][0], sa1 = sav[i][1];
-#elif R4_ACT_KIND >= 2
-          const float sa0 = m < M ? sa[m] : 0.0f, sa1 = m + 1 < M ? sa[m + 1] : 0.0f;
-#else
-          const float sa0 = 1.0f, sa1 = 1.0f;
-#endif
 #if R4G_EPI_PACK
           if (R4_SK == 1 && wide) {
             r4_store_bf16_packed(C, M, N, m, t16, g, acc[p][4 * i] * sa0, acc[p][4 * i + 1] * sa1,
