@@ -19,7 +19,9 @@ input of M rows: one launch per layer, as a decoder layer issues them. For each 
   (must be equal);
 - step time of the graphed stack against the same stack in bf16 (torch.matmul) and block-fp8
   (torch._scaled_mm, e4m3 weights with a scale per 128x128 block and activations per 1x128 block;
-  where this torch/device refuses block scales, per-row/per-column scales, and the output says so).
+  where this torch/device refuses block scales, per-row/per-column scales, and the output says so;
+  where cuBLASLt refuses the M, M padded with zero rows to a multiple of 16, as the tuner's
+  baseline does, and the output says so).
 
 Needs a CUDA device, torch 2.x, the r4d module on PYTHONPATH (or --r4d-path) and, for the fp8
 formats, sm_89 or newer.
@@ -232,12 +234,24 @@ def main():
             t_bf16 = time_graph(gb)
             line = f"   step: {fname} {t_r4d:8.1f} us | bf16 {t_bf16:8.1f} us ({t_bf16 / t_r4d:.2f}x)"
             if fp8w and all(t in fp8w for t in names):
+                mode = fp8_mode[0].split(':')[0]
                 try:
                     gf, _ = graphed(lambda xs: [fp8_linear(x, *fp8w[t]) for t, x in zip(names, xs)], xs)
                     t_fp8 = time_graph(gf)
-                    line += f" | fp8 {fp8_mode[0].split(':')[0]} {t_fp8:8.1f} us ({t_fp8 / t_r4d:.2f}x)"
+                    line += f" | fp8 {mode} {t_fp8:8.1f} us ({t_fp8 / t_r4d:.2f}x)"
                 except Exception as e:  # noqa: BLE001
-                    line += f" | fp8 baseline failed: {type(e).__name__}: {str(e)[:160]}"
+                    # cuBLASLt's block-scaled fp8 GEMM refuses some M (M = 1 on the H100 and H200
+                    # with torch 2.11: CUBLAS_STATUS_NOT_SUPPORTED); the tuner's baseline pads M to
+                    # a multiple of 16 then (kernels/baseline_cublaslt.cpp), and so does this one.
+                    P = (M + 15) // 16 * 16
+                    if mode != "block" or P == M:
+                        line += f" | fp8 baseline failed: {type(e).__name__}: {str(e)[:160]}"
+                    else:
+                        xp = [torch.nn.functional.pad(x, (0, 0, 0, P - M)) for x in xs]
+                        gf, _ = graphed(lambda xs: [fp8_linear(x, *fp8w[t]) for t, x in zip(names, xs)], xp)
+                        t_fp8 = time_graph(gf)
+                        line += (f" | fp8 {mode} {t_fp8:8.1f} us ({t_fp8 / t_r4d:.2f}x; M padded to {P}:"
+                                 f" cuBLASLt refused M = {M})")
             else:
                 line += " | fp8 baseline n/a (needs sm_89+, torch._scaled_mm and N, K % 128 == 0)"
             print(line)
