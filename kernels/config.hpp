@@ -27,8 +27,8 @@
 //   MB  16-row M tiles per block = wgmma N / 16         {1, 2, 3, 4}, MB <= ceil(M/16); 3 at ST 4
 //   NPW 16-row N tiles per consumer warp (each consumer warpgroup owns NPW 64-row tiles) {1, 2}
 //   NT  L2 evict-first weight copies                    {0, 1}
-//   ST  stages of the shared-memory ring (one 128-K group each) {4, 6, 8}, and {12, 16} at SK 1
-//       (below); the ring within the 227 KiB a block may opt into (kSm90aSharedLimit).
+//   ST  stages of the shared-memory ring (one 128-K group each) {4, 6, 8}, the ring within the
+//       227 KiB a block may opt into (kSm90aSharedLimit).
 // Registers (NVRTC 13.0, sm_90a, ptxas -v, 2026-11-30, per-group partials): a consumer holds
 // NPW x (MB*8 f32 accumulators + MB*8 partials + the stage's A fragments: 32 registers of codes
 // for 16-bit activations, 16 for int8). WV 8 caps a thread at 168 registers (384 threads under
@@ -227,15 +227,8 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
   if (a.vendor != gpu::Vendor::nvidia || a.major != 9) return false;  // gpu::has_wgmma
   if (!detail::one_of(c.wv, {4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16, kSm90aStreamK}) ||
       !detail::one_of(c.mb, {1, 2, 3, 4}) || !detail::one_of(c.npw, {1, 2}) ||
-      !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {4, 6, 8, 12, 16}))
+      !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {4, 6, 8}))
     return false;
-  // Rings of 12 and 16 stages at SK 1 only (session 32): on few-group shapes whose SK 1 grid is
-  // under one wave (o_proj 5120 x 2048, 16 groups, 80 blocks at (4, 1, 2, 2, 1, ST)), the ring
-  // holds half or all of a block's K, and the time fell with depth: ST 4 / 6 / 8 13.83 / 13.95 /
-  // 10.86 us at M = 64 (H100, session 32's sweep). The lesions put 7.06 of the 9.94 us in the
-  // stream itself (launch 1.07, no math and no epilogue): weights issued in ST-group rounds, each
-  // an L2 / DRAM round trip. Split-K and stream-K configs keep 4-8 (more blocks, shallower K).
-  if (c.st > 8 && c.sk != 1) return false;
   // Stream-K where it pays (the M >= 32 bands of the large shapes, whose winners are two consumer
   // warpgroups at ring depth 4; session 25), to keep the sweep's compile count. Its segment ends
   // run inside the main loop, so MB 4 with NPW 2 (128 accumulator registers) spills there (NVRTC

@@ -87,7 +87,7 @@ TEST(Plan, GenerationsAndTheirFilters) {
   const auto all = gens_of("");
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all.at(kernels::kGenMmaSync), (std::set<int>{0}));
-  EXPECT_EQ(all.at(kernels::kGenSm90a), (std::set<int>{4, 6, 8, 12, 16}));
+  EXPECT_EQ(all.at(kernels::kGenSm90a), (std::set<int>{4, 6, 8}));
   EXPECT_EQ(all.at(kernels::kGenLdg), (std::set<int>{2, 4}));  // ST 8: over the register estimate
   const auto sm90a = gens_of("[space.gemm_w4a8_nt]\ngen = [\"sm90a\"]\nST = [6]\n");
   ASSERT_EQ(sm90a.size(), 1u);
