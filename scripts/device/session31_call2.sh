@@ -4,11 +4,4 @@
 # and the sm90a scale chunks on by default (R4_SM90A_SCALE_CHUNKS; call 1's chunk sweep: 0 failed
 # of 47,604), then every gpu-labelled binary (the runtime test's static-shared kernel fixed).
 # Call 4 reruns it after R4G_EPI_PACK went to 1 (call 3's A/B).
-set -u
-source "$(dirname "$0")/env.sh"
-echo "== sweeps (dflash cold, warm; llama3-8b cold)"
-R4_COLD_TIMEOUT=200 R4_LLAMA_TIMEOUT=150 timeout 330 bash scripts/device/sweeps.sh
-echo "sweeps rc=$?"
-echo "== gpu-labelled tests"
-timeout 250 bash scripts/device/gpu_tests.sh
-echo "gpu tests rc=$?"
+bash "$(dirname "$0")/acceptance.sh"

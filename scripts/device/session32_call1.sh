@@ -18,27 +18,4 @@ w4a8fp8:8,132,3,1,0,1,4@down@48" \
 # Then the sweep's view, on the same machine (carry also ".device/pksk": this commit's r4tune
 # built with R4G_EPI_PACK_SK 1 in the kernel header, then reverted): dflash cold twice, packed
 # stream-K ends first, then the default; winners compared per (kernel, band).
-nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
-for v in pksk bin; do
-  timeout 150 .device/$v/r4tune sweep configs/dflash.toml --db /tmp/$v.db --plain 2>&1 |
-    grep -vE "^(compile|measure) " > $OUT/$v-sweep.log
-  echo "$v rc=${PIPESTATUS[0]}"; grep -E "^(run|time)|dflash +8 " $OUT/$v-sweep.log
-done
-python3 - <<'PY'
-import sqlite3, statistics
-def w(db):
-    c = sqlite3.connect(db)
-    return {r[:4]: (r[4], r[5:]) for r in c.execute(
-        "select kernel, n, k, band_limit, median_us, gen, wv, sk, mb, npw, nt, st from winners where run_id = 1")}
-p, n = w("/tmp/pksk.db"), w("/tmp/bin.db")
-r = sorted((p[k][0] / n[k][0], k, n[k], p[k]) for k in n)
-print("pksk / default, per (kernel, band): median %.4f, min %.4f, max %.4f" % (statistics.median([x[0] for x in r]), r[0][0], r[-1][0]))
-for x in r[:8] + r[-5:]:
-    print("%.3f %s %s default %.2f %s pksk %.2f %s" % (x[0], x[1][0], x[1][1:], x[2][0], x[2][1], x[3][0], x[3][1]))
-sk = [x[0] for x in r if x[3][1][0] == "sm90a" and x[3][1][2] > 1 and x[2][1][0] == "sm90a" and x[2][1][2] > 1]
-print("bands whose winner is sm90a stream-K (SK > 1) in both:", len(sk), "median %.4f" % statistics.median(sk) if sk else "")
-PY
-for v in pksk bin; do
-  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE compiles SET binary = x''\"); c.commit(); c.execute('PRAGMA journal_mode=DELETE'); c.execute('VACUUM')" /tmp/$v.db
-  xz -9 -c /tmp/$v.db > $OUT/$v-run1.db.xz
-done
+bash scripts/device/sweep_ab.sh pksk bin 2

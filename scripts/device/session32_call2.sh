@@ -4,11 +4,4 @@
 # (R4G_EPI_PACK_SK, default 1 since call 1's A/B) and the sm90a row scales taken from one helper
 # (r4g_row_scales; the PTX of 28 configs the same instruction for instruction), then every
 # gpu-labelled binary. Call 3 (scripts/device/r4d.sh) follows on the same pack.
-set -u
-source "$(dirname "$0")/env.sh"
-echo "== sweeps (dflash cold, warm; llama3-8b cold)"
-R4_COLD_TIMEOUT=200 R4_LLAMA_TIMEOUT=150 timeout 330 bash scripts/device/sweeps.sh
-echo "sweeps rc=$?"
-echo "== gpu-labelled tests"
-timeout 250 bash scripts/device/gpu_tests.sh
-echo "gpu tests rc=$?"
+bash "$(dirname "$0")/acceptance.sh"
