@@ -235,8 +235,12 @@ def main():
             line = f"   step: {fname} {t_r4d:8.1f} us | bf16 {t_bf16:8.1f} us ({t_bf16 / t_r4d:.2f}x)"
             if fp8w and all(t in fp8w for t in names):
                 mode = fp8_mode[0].split(':')[0]
+
+                def fp8_stack(xs):
+                    return [fp8_linear(x, *fp8w[t]) for t, x in zip(names, xs)]
+
                 try:
-                    gf, _ = graphed(lambda xs: [fp8_linear(x, *fp8w[t]) for t, x in zip(names, xs)], xs)
+                    gf, _ = graphed(fp8_stack, xs)
                     t_fp8 = time_graph(gf)
                     line += f" | fp8 {mode} {t_fp8:8.1f} us ({t_fp8 / t_r4d:.2f}x)"
                 except Exception as e:  # noqa: BLE001
@@ -248,7 +252,7 @@ def main():
                         line += f" | fp8 baseline failed: {type(e).__name__}: {str(e)[:160]}"
                     else:
                         xp = [torch.nn.functional.pad(x, (0, 0, 0, P - M)) for x in xs]
-                        gf, _ = graphed(lambda xs: [fp8_linear(x, *fp8w[t]) for t, x in zip(names, xs)], xp)
+                        gf, _ = graphed(fp8_stack, xp)
                         t_fp8 = time_graph(gf)
                         line += (f" | fp8 {mode} {t_fp8:8.1f} us ({t_fp8 / t_r4d:.2f}x; M padded to {P}:"
                                  f" cuBLASLt refused M = {M})")
