@@ -163,6 +163,14 @@
 #ifndef R4G_EPI_PACK_SK
 #define R4G_EPI_PACK_SK 1
 #endif
+// Dequantise ahead in the consumers (experiment, default 0; r4kern --define for an A/B): the
+// next stage's A fragments are built while this stage's wgmmas run. Session 33's lesions put the
+// consumers' math at 3.2 us of o_proj's (4, 1, 2, 2, 1, 8) M = 64 once the staging is gone (lesion
+// 5, 8.12 us, against 7, 4.94): one consumer warpgroup per SM serialises wait, dequantise, wgmma,
+// wait, promote for every group.
+#ifndef R4G_DQA
+#define R4G_DQA 0
+#endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
 #endif
@@ -704,64 +712,121 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     for (int seg_first = 0; seg_first < iters;) {
       const int u0 = g_begin + seg_first;
       const int seg_end = min(iters, seg_first + G - u0 % G);
-      for (int it = seg_first; it < seg_end; ++it) {
 #else
-    for (int it = 0; it < iters; ++it) {
+    {
+      const int seg_first = 0, seg_end = iters;
 #endif
-      const int s = it % R4_ST;
-      r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
-      const r4_saddr stage = ring + s * R4G_STAGE;
-      const r4_saddr a_stage = stage + R4G_AOFF;
-      if (R4G_LESION & 2) {
+      // The stage's A fragments (the lane's dequantised codes of its NPW tiles).
+      const auto dequant = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4]) {
+        const r4_saddr stage = ring + (it % R4_ST) * R4G_STAGE;
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p)
+          r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
+      };
+      // The stage's wgmmas, committed as one group.
+      const auto mma = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4]) {
+        const r4_saddr a_stage = ring + (it % R4_ST) * R4G_STAGE + R4G_AOFF;
+        r4wg::wgmma_fence();
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+          for (int st = 0; st < R4G_STEPS; ++st) {
+            const u64 desc = r4wg::smem_desc(a_stage + r4::wgmma_layout::step_offset(st, R4G_NR),
+                                             r4::wgmma_layout::lbo_bytes(R4G_NR),
+                                             r4::wgmma_layout::sbo_bytes());
+            // The stage is one 128-K group: its first k-step starts the group's partial afresh.
+            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
+          }
+        r4wg::wgmma_commit();
+      };
+      // After the stage's wgmmas have retired: the group's promotion, one multiply by its f32
+      // scale per accumulator (rows g, g+8), then the stage's release.
+      const auto promote_release = [&](int it) {
+        const int s = it % R4_ST;
+        const r4_saddr stage = ring + s * R4G_STAGE;
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+          for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[p][i]);
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p) {
+          const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
+          const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
+          const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
+#pragma unroll
+          for (int i = 0; i < R4G_NR / 2; ++i)
+            acc[p][i] = fmaf(r4g_to_float(part[p][i]), (i & 2) ? w1 : w0, acc[p][i]);
+        }
+        // A proxy fence between this warp's wgmma reads of the stage (async proxy) and the release
+        // that lets the producer overwrite it (cp.async or st.shared: the generic proxy). Session
+        // 15: the direct producer, whose copies start right after the release, failed 1,157 of
+        // 45,960 sweep checks without it and none with it (cost on the staged producer +0.2-1.5%).
+        if (R4G_WARF) r4wg::fence_proxy_async();
+        se = se + 1 == R4G_SR ? 0 : se + 1;
         __syncwarp();
         if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
-        continue;
+      };
+#if R4G_DQA
+      // Dequantise ahead (experiment): the next stage's fragments are built while this stage's
+      // wgmmas run, into a second set of registers; the current set stays pinned (fence_operand)
+      // until the wait that retires the wgmmas reading it.
+      u32 a[R4_NPW][R4G_STEPS][4], an[R4_NPW][R4G_STEPS][4];
+      if (seg_first < seg_end && !(R4G_LESION & 2)) {
+        r4wg::mbar_wait(full + 8 * (seg_first % R4_ST), (seg_first / R4_ST) & 1);
+        dequant(seg_first, a);
       }
-      u32 a[R4_NPW][R4G_STEPS][4];
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
-        r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
-      r4wg::wgmma_fence();
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-        for (int st = 0; st < R4G_STEPS; ++st) {
-          const u64 desc = r4wg::smem_desc(a_stage + r4::wgmma_layout::step_offset(st, R4G_NR),
-                                           r4::wgmma_layout::lbo_bytes(R4G_NR),
-                                           r4::wgmma_layout::sbo_bytes());
-          // The stage is one 128-K group: its first k-step starts the group's partial afresh.
-          r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
+      for (int it = seg_first; it < seg_end; ++it) {
+        if (R4G_LESION & 2) {
+          const int s = it % R4_ST;
+          r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
+          __syncwarp();
+          if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
+          continue;
         }
-      r4wg::wgmma_commit();
-      // Every stage waits for its own wgmmas before the promotion. Keeping two stages' groups in
-      // flight (two partials, wgmma.wait_group 1) was tried (session 14): ptxas 13.0 then warns
-      // C7514 and serialises the wgmmas, since the promotion reads accumulator registers between
-      // a wgmma's issue and the wait that retires it. The overlap comes from a second consumer
-      // warpgroup and from other blocks on the SM instead.
-      r4wg::wgmma_wait<0>();
+        mma(it, a);
+        if (it + 1 < seg_end) {
+          r4wg::mbar_wait(full + 8 * ((it + 1) % R4_ST), ((it + 1) / R4_ST) & 1);
+          dequant(it + 1, an);
+        }
+        r4wg::wgmma_wait<0>();
 #pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
+        for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
-        for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[p][i]);
-      // The group's promotion: one multiply by its f32 scale per accumulator (rows g, g+8).
+          for (int st = 0; st < R4G_STEPS; ++st)
 #pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) {
-        const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
-        const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
-        const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
+            for (int r = 0; r < 4; ++r) r4wg::fence_operand(a[p][st][r]);
+        promote_release(it);
 #pragma unroll
-        for (int i = 0; i < R4G_NR / 2; ++i)
-          acc[p][i] = fmaf(r4g_to_float(part[p][i]), (i & 2) ? w1 : w0, acc[p][i]);
+        for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+          for (int st = 0; st < R4G_STEPS; ++st)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) a[p][st][r] = an[p][st][r];
       }
-      // A proxy fence between this warp's wgmma reads of the stage (async proxy) and the release
-      // that lets the producer overwrite it (cp.async or st.shared: the generic proxy). Session
-      // 15: the direct producer, whose copies start right after the release, failed 1,157 of
-      // 45,960 sweep checks without it and none with it (cost on the staged producer +0.2-1.5%).
-      if (R4G_WARF) r4wg::fence_proxy_async();
-      se = se + 1 == R4G_SR ? 0 : se + 1;
-      __syncwarp();
-      if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
+#else
+      for (int it = seg_first; it < seg_end; ++it) {
+        const int s = it % R4_ST;
+        r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
+        if (R4G_LESION & 2) {
+          __syncwarp();
+          if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
+          continue;
+        }
+        u32 a[R4_NPW][R4G_STEPS][4];
+        dequant(it, a);
+        mma(it, a);
+        // Every stage waits for its own wgmmas before the promotion. Keeping two stages' groups in
+        // flight (two partials, wgmma.wait_group 1) was tried (session 14): ptxas 13.0 then warns
+        // C7514 and serialises the wgmmas, since the promotion reads accumulator registers between
+        // a wgmma's issue and the wait that retires it. The overlap comes from a second consumer
+        // warpgroup, from other blocks on the SM, or from dequantising ahead (R4G_DQA).
+        r4wg::wgmma_wait<0>();
+        promote_release(it);
+      }
+#endif
+#if !R4G_SKS
     }
+#endif
 #if R4G_SKS
       r4g_sk_segment(acc, u0, seg_end - seg_first, sa, C, ws, M, N, K);
 #pragma unroll

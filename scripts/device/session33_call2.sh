@@ -4,6 +4,7 @@
 # copies from the chunk-major sm90a order (R4G_BULKA) against 009dc4d's cp.async / staging ring.
 #   1. r4kern --one, old / new / old / new on eight configs (each run checked over poison before it
 #      is timed): the A/B that says what the change did per config;
+#   1b. the consumers' dequantise-ahead (R4G_DQA=0 / 1 / 0 / 1) on four configs of the new build;
 #   2. sweep_ab.sh bin old: both dflash cold sweeps, every config verified, winners compared;
 #   3. every gpu-labelled test binary of the new build.
 set -u
@@ -21,7 +22,16 @@ for one in "w4a8:4,1,2,2,1,1,8@o@64" "w4a8fp8:8,1,2,1,1,1,8@o@64" "w4a8:8,1,4,2,
     timeout 40 .device/$v/r4kern --one "$cfg" --shapes "$shape" --m "$m" 2>&1 | grep -E "^one|r4kern:" >>$L
   done
 done
-grep -E "^--|as a race|checked|wrong|r4kern:" $L | tail -80
+# The consumers' dequantise-ahead (R4G_DQA, experiment, default 0) on the new build: 0 / 1 / 0 / 1.
+for one in "w4a8:4,1,2,2,1,1,8@o@64" "w4a8fp8:8,1,2,1,1,1,8@o@64" "w4a8fp8:8,132,3,1,1,1,4@gate_up@48" \
+           "w4a8:4,2,1,2,0,1,4@gate_up@1"; do
+  IFS=@ read -r cfg shape m <<<"$one"
+  for d in 0 1 0 1; do
+    echo "-- DQA=$d $one" >>$L
+    timeout 40 $B/r4kern --one "$cfg" --shapes "$shape" --m "$m" --define R4G_DQA=$d 2>&1 | grep -E "^one|r4kern:" >>$L
+  done
+done
+grep -E "^--|as a race|checked|wrong|r4kern:" $L | tail -120
 echo "== sweep_ab bin old"
 timeout 260 bash scripts/device/sweep_ab.sh bin old
 echo "== gpu-labelled tests"
