@@ -1,7 +1,7 @@
 # Session 33, call 3: call 2 (session33_call2.sh) cut to fit the device time left after two lost
 # starts and a machine taken back mid-call (pack and carry as call 2). In order of need:
-#   1. r4kern --one old / new / old / new on five configs (each run checked before it is timed);
-#   2. R4G_DQA 0 / 1 / 0 / 1 on two o_proj configs of the new build;
+#   1. r4kern --one old / new / old / new on four configs (each run checked before it is timed);
+#   2. R4G_DQA 0 / 1 / 0 / 1 on o_proj (4, 1, 2, 2, 1, 8) of the new build;
 #   3. the new build's dflash cold sweep (compiles and verifies every config, stores the winners);
 #   4. every gpu-labelled test binary of the new build.
 set -u
@@ -11,14 +11,14 @@ L=$OUT/ab.log
 timeout 30 $B/r4kern --one "w4a8:4,1,2,2,1,1,8" --shapes o --m 64 2>&1 | grep -E "^one|r4kern:" | tee -a $L
 [[ ${PIPESTATUS[0]} == 0 ]] || { echo "new r4kern failed its first config: stopping"; exit 1; }
 for one in "w4a8:4,1,2,2,1,1,8@o@64" "w4a8fp8:8,1,2,1,1,1,8@o@64" "w4a8:8,1,4,2,1,1,4@gate_up@64" \
-           "w4a8fp8:8,132,3,1,1,1,4@gate_up@48" "w4a8:4,2,1,2,0,1,4@gate_up@1"; do
+           "w4a8:4,2,1,2,0,1,4@gate_up@1"; do
   IFS=@ read -r cfg shape m <<<"$one"
   for v in old bin old bin; do
     echo "-- $v $one" >>$L
     timeout 30 .device/$v/r4kern --one "$cfg" --shapes "$shape" --m "$m" 2>&1 | grep -E "^one|r4kern:" >>$L
   done
 done
-for one in "w4a8:4,1,2,2,1,1,8@o@64" "w4a8fp8:8,1,2,1,1,1,8@o@64"; do
+for one in "w4a8:4,1,2,2,1,1,8@o@64"; do
   IFS=@ read -r cfg shape m <<<"$one"
   for d in 0 1 0 1; do
     echo "-- DQA=$d $one" >>$L
