@@ -166,14 +166,18 @@ TEST(Config, Fp8ActivationGemmsRunOnSm89AndUp) {
     const auto sp = config_space(id, sm90);
     EXPECT_EQ(count_gen(sp, kGenLdg), count_gen(w4a8, kGenLdg));
     EXPECT_EQ(count_gen(sp, kGenMmaSync), 0u);  // no mma.sync-ring body
-    // Every one-byte sm90a config bulk-copies its activations from the sm90a order (act_order;
-    // session 33), with no staging ring, so gemm_w4a8fp8_nt has exactly gemm_w4a8_nt's tuples.
-    EXPECT_EQ(count_gen(sp, kGenSm90a), id == KernelId::gemm_w4a8fp8_nt ? count_gen(w4a8, kGenSm90a) : 0u);
-    for (const Config& c : sp) {
-      if (c.gen == kGenSm90a) {
-        EXPECT_EQ(act_order(id, c), ActOrder::sm90a);
-      }
-    }
+    // Both leave out the tuples (WV 8, MB 4, NPW 2, ST 6) that NVRTC 13.0 spills 4 B for. The
+    // int8 configs with MB 4 and WV 8 copy activations into place (act_order), without the staging
+    // ring that gemm_w4a8fp8_nt's same tuples need: those of them whose staged size passes the
+    // opt-in are int8 only.
+    std::size_t staged_too_big = 0;
+    for (const Config& c : w4a8)
+      if (c.gen == kGenSm90a && act_order(KernelId::gemm_w4a8_nt, c) == ActOrder::sm90a &&
+          sm90a_shared_bytes(KernelId::gemm_w4a8fp8_nt, c) > kSm90aSharedLimit)
+        ++staged_too_big;
+    EXPECT_GT(staged_too_big, 0u);
+    EXPECT_EQ(count_gen(sp, kGenSm90a),
+              id == KernelId::gemm_w4a8fp8_nt ? count_gen(w4a8, kGenSm90a) - staged_too_big : 0u);
     EXPECT_EQ(config_space(id, sm89).size(), count_gen(w4a8, kGenLdg));  // no wgmma on 8.9
     EXPECT_TRUE(config_space(id, gpu::Arch::from("sm_80")).empty());
     EXPECT_TRUE(config_space(id, gpu::Arch::from("sm_86")).empty());
