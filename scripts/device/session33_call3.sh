@@ -1,4 +1,4 @@
-# Session 33, call 3: call 2 (session33_call2.sh) cut to fit the device time left after two lost
+# Session 33, call 3 (run; its first form, call 2, lost with a machine taken back mid-run): the
 # starts and a machine taken back mid-call (pack and carry as call 2). In order of need:
 #   1. r4kern --one old / new / old / new on four configs (each run checked before it is timed);
 #   2. R4G_DQA 0 / 1 / 0 / 1 on o_proj (4, 1, 2, 2, 1, 8) of the new build;
