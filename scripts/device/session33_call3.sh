@@ -1,5 +1,7 @@
-# Session 33, call 3 (run; its first form, call 2, lost with a machine taken back mid-run): the
-# starts and a machine taken back mid-call (pack and carry as call 2). In order of need:
+# Session 33, call 3 (run; f22d149 of the branch bulka): the A/B of the bulk-copied activations, cut
+# to the device time left after failed starts and a machine taken back mid-call. Pack:
+# R4_PACK_BUILD=build scripts/device/pack.sh, src.tar and the fixture database dropped;
+# .device/old: r4tune and r4kern of 009dc4d; carry [".device/bin", ".device/old"]. In order of need:
 #   1. r4kern --one old / new / old / new on four configs (each run checked before it is timed);
 #   2. R4G_DQA 0 / 1 / 0 / 1 on o_proj (4, 1, 2, 2, 1, 8) of the new build;
 #   3. the new build's dflash cold sweep (compiles and verifies every config, stores the winners);
