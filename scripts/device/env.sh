@@ -6,3 +6,9 @@ OUT=${OUT:-/tmp/r4out}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PATH=/usr/local/cuda/bin:$PATH
+# A sweep database made small enough to come back ($OUT's files have a size limit; session 6 lost
+# its first copy so): the compile binaries blanked, vacuumed, xz'd. `r4_pack_db DB OUT.xz`.
+r4_pack_db() {
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE compiles SET binary = x''\"); c.commit(); c.execute('PRAGMA journal_mode=DELETE'); c.execute('VACUUM')" "$1" &&
+    xz -9 -c "$1" >"$2"
+}

@@ -31,6 +31,5 @@ print("bands whose winner is sm90a at SK %s in both:" % ("1" if sk == 1 else "> 
       "median %.4f" % statistics.median(both) if both else "")
 PY
 for v in "$new" "$old"; do
-  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE compiles SET binary = x''\"); c.commit(); c.execute('PRAGMA journal_mode=DELETE'); c.execute('VACUUM')" /tmp/$v.db
-  xz -9 -c /tmp/$v.db > $OUT/$v-run1.db.xz
+  r4_pack_db /tmp/$v.db $OUT/$v-run1.db.xz
 done

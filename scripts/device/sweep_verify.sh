@@ -9,5 +9,4 @@ timeout "${1:-150}" $B/r4tune sweep configs/dflash.toml --db /tmp/new.db --plain
   grep -vE "^(compile|measure) " >"$OUT/new-sweep.log"
 echo "sweep rc=${PIPESTATUS[0]}"
 grep -E "^(run|time)|failed|^step|^dflash +[0-9]+ " "$OUT/new-sweep.log" | head -30
-python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE compiles SET binary = x''\"); c.commit(); c.execute('PRAGMA journal_mode=DELETE'); c.execute('VACUUM')" /tmp/new.db &&
-  xz -9 -c /tmp/new.db >"$OUT/new-run1.db.xz"
+r4_pack_db /tmp/new.db "$OUT/new-run1.db.xz"

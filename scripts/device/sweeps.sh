@@ -47,11 +47,8 @@ L="$OUT/sweeps.log"
 } >"$L" 2>&1
 # At most 8 files come back from $OUT: the log, two databases and one archive of the emitted files.
 tar -czf "$OUT/emitted.tar.gz" -C /tmp/emit .
-# Compile binaries stripped (docs/DB.md, the fixture's recipe): with them run 1 is ~17 MB gzipped,
-# over the 16 MB a returned file may have (session 6 lost its first copy so).
-strip_db() {
-  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE compiles SET binary = x''\"); c.commit(); c.execute('PRAGMA journal_mode=DELETE'); c.execute('VACUUM')" "$1"
-}
-strip_db /tmp/d_run1.db && xz -9 -c /tmp/d_run1.db >"$OUT/dflash-run1.db.xz"
-[[ -f /tmp/l.db ]] && strip_db /tmp/l.db && xz -9 -c /tmp/l.db >"$OUT/llama.db.xz"
+# Compile binaries stripped (env.sh r4_pack_db; docs/DB.md, the fixture's recipe): with them run 1
+# is ~17 MB gzipped, over the 16 MB a returned file may have.
+r4_pack_db /tmp/d_run1.db "$OUT/dflash-run1.db.xz"
+[[ -f /tmp/l.db ]] && r4_pack_db /tmp/l.db "$OUT/llama.db.xz"
 grep -E "wall|^time|^run |max \|diff|^(0|1) \||launch floor|^step|^dflash|^llama|^[a-z_]+ +[0-9]+ +[0-9.]" "$L" | head -90
