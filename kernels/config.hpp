@@ -108,26 +108,21 @@ inline constexpr int kSharedLimit = 49024;  // 48 KiB less the kernels' static s
 inline constexpr int kSm90aSharedLimit = 232448 - 1024;
 
 // The order quant_act / quant_act_fp8 write their 8-bit activations in, for the GEMM config that
-// reads them: natural, or the sm90a generation's (kernels/nv/wgmma_layout_sm90a.h act_index_8: a
-// dword transpose within each 64-byte block, so that its producer copies 16-byte chunks straight
-// into the wgmma B tile). That producer (R4G_DIRECT in kernels/nv/gemm_w4_sm90a.h) serves the int8
-// sm90a configs with MB = 4 and two consumer warpgroups, where it measured faster (session 15);
-// the other one-byte configs read natural order. Every path that pairs a quantiser with a GEMM
-// asks this function: the tuner's checks and races, the step chain, r4kern, r4d.
+// reads them: natural, or the sm90a generation's (kernels/nv/wgmma_layout_sm90a.h act_offset_8: a
+// dword transpose within each 64-byte block, rows interleaved chunk-major), from which every
+// one-byte sm90a config's producer bulk-copies a stage's B tile as is (session 33; before, only
+// the int8 configs with MB = 4 and two consumer warpgroups read it, the others permuted natural
+// order through a staging ring). Every path that pairs a quantiser with a GEMM asks this
+// function: the tuner's checks and races, the step chain, r4kern, r4d.
 enum class ActOrder : int { natural = 0, sm90a = 1 };
 [[nodiscard]] constexpr ActOrder act_order(KernelId id, const Config& c) {
-  return c.gen == kGenSm90a && id == KernelId::gemm_w4a8_nt && c.mb == 4 && c.wv == 8
-             ? ActOrder::sm90a
-             : ActOrder::natural;
+  return c.gen == kGenSm90a && id != KernelId::gemm_w4a16_nt ? ActOrder::sm90a : ActOrder::natural;
 }
 
-// Mirrors kernels/nv/gemm_w4_sm90a.h (R4G_STAGE, R4G_SRING, R4G_RING_OFFSET, R4G_SD): the
-// barriers' 1 KiB, then ST stages of 4*(WV/4)*NPW sm80 tiles x 1 KiB of weights (+ 64 B of
-// their scales without R4G_SCHUNK) and 16*MB activation rows x 128 K, then the scale ring (2 ST
-// groups of 64 B per tile, with R4G_SCHUNK), then, for the one-byte configs that read natural
-// order (R4G_STAGED), the producer's staging ring: kSm90aActStaging slots of the stage's
-// activations.
-inline constexpr int kSm90aActStaging = 4;
+// Mirrors kernels/nv/gemm_w4_sm90a.h (R4G_STAGE, R4G_SRING, R4G_RING_OFFSET): the barriers' 1 KiB,
+// then ST stages of 4*(WV/4)*NPW sm80 tiles x 1 KiB of weights (+ 64 B of their scales without
+// R4G_SCHUNK) and 16*MB activation rows x 128 K, then the scale ring (2 ST groups of 64 B per
+// tile, with R4G_SCHUNK).
 [[nodiscard]] constexpr std::int64_t sm90a_act_bytes(KernelId id, const Config& c) {
   const std::int64_t act_bytes = id == KernelId::gemm_w4a16_nt ? 2 : 1;
   return 16 * c.mb * 128 * act_bytes;
@@ -171,13 +166,39 @@ inline constexpr bool kSm90aScaleChunks = R4_SM90A_SCALE_CHUNKS != 0;
 [[nodiscard]] constexpr std::int64_t sm90a_scale_ring_bytes(KernelId id, const Config& c) {
   return sm90a_scale_chunks(id, c) ? 2LL * c.st * c.wv * c.npw * 64 : 0;
 }
-[[nodiscard]] constexpr bool sm90a_staged(KernelId id, const Config& c) {
-  return id != KernelId::gemm_w4a16_nt && act_order(id, c) == ActOrder::natural;
-}
 [[nodiscard]] constexpr std::int64_t sm90a_shared_bytes(KernelId id, const Config& c) {
   return 1024 + static_cast<std::int64_t>(c.st) * sm90a_stage_bytes(id, c) +
-         sm90a_scale_ring_bytes(id, c) +
-         (sm90a_staged(id, c) ? kSm90aActStaging * sm90a_act_bytes(id, c) : 0);
+         sm90a_scale_ring_bytes(id, c);
+}
+// What an SM's shared memory is, for sizing a launch's dynamic shared memory (the device's
+// multiprocessors, its shared memory per multiprocessor and what each block reserves of it: 132,
+// 233,472 and 1,024 on the H100 SXM / H200). All 0 where unknown.
+struct SmShared {
+  std::int64_t sms = 0, per_sm = 0, reserved = 0;
+};
+// The dynamic shared memory an sm90a launch of `blocks` CTAs asks for (kernels/family.cpp, r4d):
+// its ring's `need`, raised so that an SM holds no more of its CTAs than one wave of the grid
+// needs (ceil(blocks / sms)); the kernel uses `need` whatever it is given. Why: once the staging
+// ring went (branch bulka), o_proj's rings shrank below half an SM (w4a8 (4, 1, 2, 2, 1, 8):
+// 123,904 -> 107,520 bytes) and two CTAs fitted on one SM; under PDL the GEMM, launched while
+// quant_act still runs, then ran slower than in plain stream order (quant_act + GEMM, o_proj
+// M = 64, H100: 11.2 us plain, 13.2 under PDL), and with every launch raised to 116,736 bytes
+// (one CTA per SM) 10.2 under PDL; in the race 13.5 -> 10.5 (w4a8) and 15.8 -> 11.0 (w4a8fp8)
+// (docs/PERF.md, session 34; docs/device-logs/2026-12-06-session34-b9033ee-h100-call1-solo.log).
+// Raising it for every grid cost gate_up M = 1's 272 CTAs two more waves (21.7 -> 31.0 us): hence
+// per grid. Unchanged where SM is unknown, or where `need` alone already allows no more.
+[[nodiscard]] constexpr std::int64_t sm90a_wave_shared_bytes(std::int64_t need, std::int64_t blocks,
+                                                             const SmShared& sm) {
+  if (sm.sms <= 0 || sm.per_sm <= 0 || blocks <= 0) return need;
+  const std::int64_t per = (blocks + sm.sms - 1) / sm.sms;  // CTAs an SM holds in one wave
+  // The least bytes at which per + 1 CTAs exceed the SM: (per + 1) * (bytes + reserved) > per_sm.
+  const std::int64_t pad = sm.per_sm / (per + 1) - sm.reserved + 1;
+  return pad > need && per * (pad + sm.reserved) <= sm.per_sm ? pad : need;
+}
+// The most sm90a_wave_shared_bytes asks of any launch (one CTA per SM): what r4d opts every sm90a
+// kernel into besides its ring's need.
+[[nodiscard]] constexpr std::int64_t sm90a_wave_shared_ceiling(const SmShared& sm) {
+  return sm90a_wave_shared_bytes(0, 1, sm);
 }
 // A stream-K launch's geometry for an N x K shape: its N tiles, units (tile, 128-K group), blocks,
 // the workspace slots per tile (a block runs at least floor(units / blocks) units, so at most

@@ -43,6 +43,13 @@ void launch_raw(gpu::Kernel& k, const LaunchDims& d, gpu::Stream& s, void** args
   gpu::LaunchOptions o = opt;
   o.cluster = {1, 1, 1};  // the geometry's, not the caller's (cluster_launch)
   unsigned shared = d.shared_bytes;
+  if (d.wave_shared && k.device() != nullptr) {
+    const gpu::DeviceInfo& dev = *k.device();
+    shared = static_cast<unsigned>(
+        sm90a_wave_shared_bytes(shared, static_cast<std::int64_t>(d.grid.x) * d.grid.y * d.grid.z,
+                                SmShared{dev.multiprocessors, dev.shared_per_multiprocessor,
+                                         dev.reserved_shared_per_block}));
+  }
   if (cluster_launch(k, d))
     o.cluster = d.cluster;
   else
@@ -116,6 +123,7 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
     // kernels/nv/gemm_w4_sm90a.h: WV consumer warps + a producer warpgroup; the same grid.
     d.block = {static_cast<unsigned>(c.wv * wave + 128), 1, 1};
     d.shared_bytes = static_cast<unsigned>(sm90a_shared_bytes(id, c));
+    d.wave_shared = true;  // raised per device at launch (launch_raw)
     if (is_stream_k(c)) d.grid = {static_cast<unsigned>(stream_k(c, s.n, s.k).blocks), 1, 1};
     return d;
   }

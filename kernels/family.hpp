@@ -36,6 +36,10 @@ struct LaunchDims {
   unsigned shared_bytes = 0;    // dynamic shared memory: the double-buffered activation chunks
   gpu::Dim3 cluster{1, 1, 1};   // (1, SK, 1) where splitk_cluster (kernels/config.hpp)
   unsigned cluster_shared = 0;  // the part of shared_bytes only a cluster launch needs
+  // The sm90a generation: launch_raw raises shared_bytes for the kernel's device, so that an SM
+  // holds no more CTAs than one wave of the grid needs (kernels/config.hpp
+  // sm90a_wave_shared_bytes).
+  bool wave_shared = false;
 };
 [[nodiscard]] LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch,
                                      const Shape& s);

@@ -4,9 +4,10 @@
 // kernels/reference.cpp uses std::nearbyint and the same f32 operations, so results match bit for
 // bit). A row of zeros gives sa = 0 and q = 0. One block of 256 threads per row, which reads its
 // row once into registers (kernels/quant_row.h); K a multiple of 8, A 16-byte aligned. `order` 1
-// writes each row in the sm90a generation's order (ActOrder::sm90a in kernels/config.hpp: a dword
-// transpose within each 64-byte block, K a multiple of 64), which that generation's w4a8 GEMM
-// copies into its B tile as is; the ldg and mma.sync generations read order 0. No config
+// writes the sm90a generation's order (ActOrder::sm90a in kernels/config.hpp; a dword transpose
+// within each 64-byte block, rows interleaved chunk-major: kernels/nv/wgmma_layout_sm90a.h
+// act_offset_8; K a multiple of 128), which that generation's one-byte GEMMs bulk-copy into their
+// B tiles as is; the ldg and mma.sync generations read order 0. No config
 // knobs: it is one read of M*K*2 bytes. A is read through L2 only (ld.global.cg): it is the
 // previous kernel's output, under PDL read after griddepcontrol.wait.
 #include "kernels/quant_row.h"
@@ -53,7 +54,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
                                // complete (a trigger at entry let it launch during the GEMM before)
   const int row = (int)blockIdx.x;
   if (row >= M) return;
-  u32* dst = reinterpret_cast<u32*>(Aq + (i64)row * K);
+  u32* dst = reinterpret_cast<u32*>(Aq);  // the whole matrix: r4_act_dword places the row
   constexpr int kVec = R4_QA_LEGACY ? 0 : R4_QA_VEC;
-  r4_quant_row_fit<R4_QA_THREADS, kVec>(A + (i64)row * K, K, 127.0f, dst, sa + row, R4QuantS8{}, order);
+  r4_quant_row_fit<R4_QA_THREADS, kVec>(A + (i64)row * K, K, 127.0f, dst, sa + row, R4QuantS8{}, order, row, M);
 }

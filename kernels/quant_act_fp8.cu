@@ -99,7 +99,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA8_THREADS)
   r4_pdl_launch_dependents();
   const int row = (int)blockIdx.x;
   if (row >= M) return;
-  u32* dst = reinterpret_cast<u32*>(Aq + (i64)row * K);
+  u32* dst = reinterpret_cast<u32*>(Aq);  // the whole matrix: r4_act_dword places the row
   constexpr int kVec = R4_QA_LEGACY ? 0 : R4_QA8_VEC;
-  r4_quant_row_fit<R4_QA8_THREADS, kVec>(A + (i64)row * K, K, 448.0f, dst, sa + row, R4QuantE4m3{}, order);
+  r4_quant_row_fit<R4_QA8_THREADS, kVec>(A + (i64)row * K, K, 448.0f, dst, sa + row, R4QuantE4m3{}, order, row, M);
 }

@@ -45,19 +45,21 @@ __device__ inline float r4_block_max(float x) {
   return x;
 }
 
-// Where output dword d of a row goes: order 0 natural, 1 the sm90a generation's order for 8-bit
-// activations (a 4 x 4 dword transpose within each 64-byte block; K a multiple of 64).
-__device__ inline int r4_act_dword(int d, int order) {
-  return order == 1 ? r4::wgmma_layout::act_dword_8(d) : d;
+// Where dword d of row `row` goes, in dwords from the matrix's start: order 0 natural (rows of K
+// bytes), 1 the sm90a generation's order for 8-bit activations (kernels/nv/wgmma_layout_sm90a.h
+// act_dword_offset_8: chunk-major across the M rows; K a multiple of 128).
+__device__ inline i64 r4_act_dword(int d, int order, int row, int M, int K) {
+  return order == 1 ? (i64)r4::wgmma_layout::act_dword_offset_8(row, d, M)
+                    : (i64)row * (K >> 2) + d;
 }
 
-// src: the row (K bf16, 16-byte aligned); dst: its K output bytes as dwords, in `order`
-// (r4_act_dword); *sa: amax / qmax.
+// src: row `row` (K bf16, 16-byte aligned) of M; dst: the M x K output bytes as dwords, in
+// `order` (r4_act_dword); *sa: amax / qmax.
 // conv(v, inv, out): 8 bf16 of v, times inv, into 8 bytes out[0], out[1] (byte e = element e).
 template <int kThreads, int kVec, class Conv>
 __device__ inline void r4_quant_row(const u16* __restrict__ src_row, int K, float qmax,
                                     u32* __restrict__ dst, float* __restrict__ sa, Conv conv,
-                                    int order) {
+                                    int order, int row, int M) {
   const u32x4* src = reinterpret_cast<const u32x4*>(src_row);
   const int n8 = K >> 3;  // 8 bf16 per 16-byte vector
   const int tid = (int)threadIdx.x;
@@ -81,14 +83,14 @@ __device__ inline void r4_quant_row(const u16* __restrict__ src_row, int K, floa
     const int i = tid + j * kThreads;
     if (i < n8) {
       conv(v[j], inv, out);
-      dst[r4_act_dword(2 * i, order)] = out[0];
-      dst[r4_act_dword(2 * i + 1, order)] = out[1];
+      dst[r4_act_dword(2 * i, order, row, M, K)] = out[0];
+      dst[r4_act_dword(2 * i + 1, order, row, M, K)] = out[1];
     }
   }
   for (int i = tid + kVec * kThreads; i < n8; i += kThreads) {
     conv(r4_ld_cg16(src + i), inv, out);
-    dst[r4_act_dword(2 * i, order)] = out[0];
-    dst[r4_act_dword(2 * i + 1, order)] = out[1];
+    dst[r4_act_dword(2 * i, order, row, M, K)] = out[0];
+    dst[r4_act_dword(2 * i + 1, order, row, M, K)] = out[1];
   }
 }
 
@@ -98,16 +100,16 @@ __device__ inline void r4_quant_row(const u16* __restrict__ src_row, int K, floa
 template <int kThreads, int kVecMax, class Conv>
 __device__ inline void r4_quant_row_fit(const u16* __restrict__ src_row, int K, float qmax,
                                         u32* __restrict__ dst, float* __restrict__ sa, Conv conv,
-                                        int order) {
+                                        int order, int row, int M) {
   const int per = ((K >> 3) + kThreads - 1) / kThreads;  // vectors per thread for the whole row
   if (kVecMax <= 1 || per <= 1)
-    r4_quant_row<kThreads, (kVecMax < 1 ? kVecMax : 1)>(src_row, K, qmax, dst, sa, conv, order);
+    r4_quant_row<kThreads, (kVecMax < 1 ? kVecMax : 1)>(src_row, K, qmax, dst, sa, conv, order, row, M);
   else if (kVecMax <= 2 || per <= 2)
-    r4_quant_row<kThreads, (kVecMax < 2 ? kVecMax : 2)>(src_row, K, qmax, dst, sa, conv, order);
+    r4_quant_row<kThreads, (kVecMax < 2 ? kVecMax : 2)>(src_row, K, qmax, dst, sa, conv, order, row, M);
   else if (kVecMax <= 4 || per <= 4)
-    r4_quant_row<kThreads, (kVecMax < 4 ? kVecMax : 4)>(src_row, K, qmax, dst, sa, conv, order);
+    r4_quant_row<kThreads, (kVecMax < 4 ? kVecMax : 4)>(src_row, K, qmax, dst, sa, conv, order, row, M);
   else
-    r4_quant_row<kThreads, kVecMax>(src_row, K, qmax, dst, sa, conv, order);
+    r4_quant_row<kThreads, kVecMax>(src_row, K, qmax, dst, sa, conv, order, row, M);
 }
 
 #endif  // R4_KERNELS_QUANT_ROW_H

@@ -15,11 +15,11 @@
 //     bulk copies (cp.async.bulk: the sm80 layout keeps one 16-row tile's 128 K (one group) in
 //     1 KiB contiguous, its 16 scale dwords in 64 B; ST groups' scales per copy with R4G_SCHUNK,
 //     off) into a ring of ST stages completed by transaction counts on an mbarrier per stage
-//     ("full"); all 128 producer threads stage the stage's activations (16*MB rows x 128 K) at
-//     the k-permutation the weight fragments carry (kernels/nv/wgmma_layout_sm90a.h), by one of
-//     three paths (R4G_DIRECT / R4G_STAGED / registers, r4g_produce): copied into place from
-//     quant_act's sm90a order, permuted through a staging ring, or permuted from registers; each
-//     thread then arrives on "full";
+//     ("full"); the stage's activations (16*MB rows x 128 K) land at the k-permutation the
+//     weight fragments carry (kernels/nv/wgmma_layout_sm90a.h) by one of two paths (R4G_BULKA /
+//     registers, r4g_produce): the leaders' bulk copies from quant_act's sm90a order (one-byte
+//     kinds; the leaders then arrive on "full"), or all 128 producer threads permuting 16-bit
+//     activations from registers (each thread then arrives);
 //   - each consumer warpgroup waits for a stage, dequantises its NPW 64-row tiles (one 16-byte
 //     shared load per lane per 64 K per tile, as the first generation), issues the stage's wgmmas
 //     (8 k16 steps for 16-bit activations, 4 k32 steps for int8), waits for them, fences the
@@ -30,8 +30,10 @@
 // (QServe, DeepGEMM); the int8 path's activation row scale is applied at the end.
 //
 // Work split. Grid x = the 64*CW*NPW-row blocks of N, y = SK splits of the K groups, z = the
-// 16*MB-row blocks of M; split-K is reduced by kernels/splitk.h (deterministic). One CTA per SM
-// (the ring uses up to the 227 KiB opt-in; __launch_bounds__(threads, 1)).
+// 16*MB-row blocks of M; split-K is reduced by kernels/splitk.h (deterministic). The ring uses up
+// to the 227 KiB opt-in (__launch_bounds__(threads, 1)); the launchers raise the dynamic shared
+// memory so that an SM holds no more CTAs than one wave of the grid needs (kernels/config.hpp
+// sm90a_wave_shared_bytes: under PDL a GEMM whose small rings let two CTAs share an SM ran slower).
 //
 // Programmatic dependent launch (kernels/prelude.h): every thread calls launch_dependents at
 // entry; the producer issues the bulk copies of the first min(ST, stages) stages, THEN waits for
@@ -163,6 +165,14 @@
 #ifndef R4G_EPI_PACK_SK
 #define R4G_EPI_PACK_SK 1
 #endif
+// Dequantise ahead in the consumers (experiment, default 0; r4kern --define for an A/B): the
+// next stage's A fragments are built while this stage's wgmmas run. Session 33's lesions put the
+// consumers' math at 3.2 us of o_proj's (4, 1, 2, 2, 1, 8) M = 64 once the staging is gone (lesion
+// 5, 8.12 us, against 7, 4.94): one consumer warpgroup per SM serialises wait, dequantise, wgmma,
+// wait, promote for every group.
+#ifndef R4G_DQA
+#define R4G_DQA 0
+#endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
 #endif
@@ -171,28 +181,27 @@
 #define R4G_CHUNKS (128 * R4G_EB / 16)
 #define R4G_PER ((R4G_NR * R4G_CHUNKS) / 128)  // chunks per producer thread per stage (>= 1)
 
-// How activations reach the B tile: three producer paths, chosen per config (kernels/config.hpp
-// act_order and sm90a_shared_bytes mirror the choice).
-//   R4G_DIRECT (int8, MB = 4, two consumer warpgroups): quant_act writes the sm90a order
-//     (ActOrder::sm90a, kernels/nv/wgmma_layout_sm90a.h act_index_8), in which every 16-byte chunk
-//     of a row is one core-matrix row of the B tile; the producer copies each chunk into place
-//     with a 16-byte cp.async after the stage's release and arrives on "full" with
-//     cp.async.mbarrier.arrive.noinc (no producer thread waits for an activation); consumers fence
-//     the async proxy after their wait. Session 15: gate_up (8, 1, 4, 2, 1, 4) M = 64 43.5 ->
-//     38.4 us; elsewhere (NR <= 32, e4m3) it lost up to 40%: activations copied into place can
-//     only be fetched once the stage is released, the staged path fetches them 3 groups ahead.
-//   R4G_STAGED (the other 8-bit configs): natural order; cp.async 3 groups ahead into a staging
-//     ring, then permuted shared -> shared into the stage (session 14, e12f903).
+// How activations reach the B tile: two producer paths, chosen by the activation kind
+// (kernels/config.hpp act_order and sm90a_shared_bytes mirror the choice).
+//   R4G_BULKA (the one-byte kinds, int8 and e4m3; session 33): quant_act / quant_act_fp8 write the
+//     sm90a order (ActOrder::sm90a, kernels/nv/wgmma_layout_sm90a.h act_offset_8), chunk-major
+//     across rows, in which a stage's B tile is 8 contiguous runs of 16 bytes x its live rows
+//     (one run of the whole tile when the tile is the whole matrix). The producer's four warp
+//     leaders copy them with 1-D bulk copies beside the weights', on the same transaction count:
+//     no producer thread touches an activation, and the "full" barrier counts the 4 leaders.
+//     It replaces two thread-driven paths: 16-byte cp.async into place (int8, MB 4, WV 8) and a
+//     staging ring permuted shared -> shared (the others). Session 33's lesions (H100, o_proj
+//     (4, 1, 2, 2, 1, 8) M = 64, no math and no epilogue): the staging took 6.99 - 4.94 = 2.05 us
+//     of a 9.96 us GEMM, on gate_up's MB 4 direct path 28.06 - 18.07 = 10 us.
 //   16-bit (f16, bf16, the caller's natural-order tensor): register buffers D stages ahead, stored
-//     permuted (the 16-bit permutation moves 2-byte halves). The staging ring cost w4a16 its second
+//     permuted (the 16-bit permutation moves 2-byte halves). A staging ring cost w4a16 its second
 //     block per SM at 6 stages: (8, 2, 2, 1, 1, 6) gate_up M = 64 75.1 us in registers, 98.9 staged.
-#define R4G_DIRECT (R4_ACT_KIND == 2 && R4_MB == 4 && R4_WV == 8)
-#define R4G_STAGED (R4G_EB == 1 && !R4G_DIRECT)
-// The direct producer's copies by pointers made once (session 25, H200: gate_up (8, 1, 4, 2, 1, 4)
-// M = 64 38.60 -> 37.59 us, down (8, 4, 4, 2, 0, 4) 26.49 -> 25.67: its per-stage work is on the
-// critical path). Not the 16-bit producer (w4a16 (8, 2, 2, 1, 1, 6) went from 80 to 93 registers,
-// lost its second block per SM and ran 75 -> 98 us) nor the staged one (no change, +-0.5%).
-#define R4G_PFAST (R4G_DIRECT && !R4G_SKS)
+#define R4G_BULKA (R4G_EB == 1)
+// The weight copies by pointers made once (session 25, H200, then the int8 MB 4 path: gate_up
+// (8, 1, 4, 2, 1, 4) M = 64 38.60 -> 37.59 us, down (8, 4, 4, 2, 0, 4) 26.49 -> 25.67: the
+// producer's per-stage work is on the critical path). Not the 16-bit producer (w4a16
+// (8, 2, 2, 1, 1, 6) went from 80 to 93 registers, lost its second block per SM and ran 75 -> 98 us).
+#define R4G_PFAST (R4G_BULKA && !R4G_SKS)
 
 __device__ inline void r4g_st32(r4_saddr a, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
@@ -228,7 +237,7 @@ __device__ inline int r4g_scale_groups(int it, int iters) {
 #endif
 }
 
-#if !R4G_DIRECT
+#if !R4G_BULKA
 // Producer thread pt takes chunks pt, pt + 128, ... (a warp reads consecutive chunks of a row:
 // coalesced).
 __device__ inline void r4g_load_act(u32x4 (&v)[R4G_PER], const char* __restrict__ src,
@@ -268,14 +277,7 @@ __device__ inline void r4g_store_act(const u32x4 (&v)[R4G_PER], r4_saddr a_stage
 }
 #endif
 
-#if R4G_STAGED
-// The staging ring: R4G_SD natural-order slots of a stage's activations (kernels/config.hpp
-// kSm90aActStaging).
-#ifndef R4G_SD
-#define R4G_SD 4
-#endif
-#define R4G_STG_BYTES (R4G_PER * 128 * 16)
-#elif !R4G_DIRECT
+#if !R4G_BULKA
 // Register buffers: the loads come from L2 (the previous kernel's output), so a producer that
 // loaded one stage ahead delivered about one stage per L2 round trip (gate_up w4a8 M = 1 at
 // 19.3 us, 1.5x its read floor, H200 2026-11-30). D * R4G_PER 16-byte chunks per thread stay
@@ -357,91 +359,61 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   if (lane == 0)
     for (int it = 0; it < min(R4_ST, iters); ++it) issue(it);
   r4_pdl_wait();  // the previous kernel may still be writing the activations
+  // A group's activations: 128 K of each row (natural order), or 8 chunks of M rows (sm90a order:
+  // act_stride is then one chunk's 16 M bytes).
+  const i64 gstride = R4G_BULKA ? 8 * act_stride : 128 * R4G_EB;
 #if R4G_SKS
   // Called for it = 0, 1, 2, ... in order (every path below): the unit's group by counting.
   int ag = g_begin % G;
   const auto src_of = [&](int it) {
     (void)it;
-    const char* p = act + (i64)ag * 128 * R4G_EB;
+    const char* p = act + (i64)ag * gstride;
     if (++ag == G) ag = 0;
     return p;
   };
 #else
-  const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * 128 * R4G_EB; };
+  const auto src_of = [&](int it) { return act + (i64)(g_begin + it) * gstride; };
 #endif
-#if R4G_DIRECT
-  // The thread's chunks: chunk c = pt + 128 i is chunk q of row n (c = q * NR + n), at the stage's
-  // byte 16 c, from its row's bytes of the stage's group (offsets made once).
-  i64 aoff[R4G_PER];
-  bool alive[R4G_PER];
-#pragma unroll
-  for (int i = 0; i < R4G_PER; ++i) {
-    const int c = pt + 128 * i, q = c / R4G_NR, n = c % R4G_NR;
-    alive[i] = n < rows_live;
-    aoff[i] = (i64)n * act_stride + 16 * q;
-  }
-#if R4G_PFAST
-  const char* abase = src_of(0);  // advanced one group (128 bytes) per stage
-#endif
-  for (int it = 0; it < iters; ++it) {
+#if R4G_BULKA
+  // The four warp leaders alone from here (the other producer threads go on to the epilogue's
+  // barriers). Per stage, each leader: its weight copies (issue, above), its share of the
+  // activation copies, one arrival on "full" (which counts the 4 leaders; a leader's expect_tx
+  // precedes its arrival, so the phase cannot complete before every copy is counted).
+  if (lane != 0) return;
+  // One copy when the tile holds every row of the matrix (M <= NR: its 8 chunk runs of 16 M bytes
+  // are contiguous in global memory, and land so, the consumers' descriptors then stepping 16 M
+  // bytes per chunk: r4g_chunk_stride); else chunks pw and pw + 4 of the live rows at 16 NR bytes
+  // apart. Rows past M are left as they are: they only feed output columns that are never stored.
+  // Call 3 (H100) measured why: at M = 1 the 8 copies of 16 bytes per stage cost gate_up
+  // (4, 2, 1, 2, 0, 4) 21.3 -> 23.2 us.
+  const bool whole = act_stride == 16 * rows_live;
+  const u32 abytes = (R4G_LESION & 1) ? 0u : whole ? (pw == 0 ? 128u * rows_live : 0u) : 32u * rows_live;
+  const auto issue_act = [&](int it) {
     const int s = it % R4_ST;
-    if (it >= R4_ST) {
-      r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
-      if (lane == 0) issue(it);
-    }
-    if (!(R4G_LESION & 1)) {
-      // Chunk c = q * NR + n (chunk q of row n) lands at byte 16 c of the B tile (b_offset_8 with
-      // the sm90a order: tests/kernels/wgmma_layout_test.cpp), so a warp's 32 lanes write 512
-      // contiguous bytes (no bank conflict) and read 32-byte runs of 16 / 32 rows in global memory.
-#if R4G_PFAST
-      const char* src = abase + it * 128;
-#else
-      const char* src = src_of(it);
-#endif
+    const char* src = src_of(it);
+    if (abytes > 0) {
       const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_AOFF;
+      r4wg::mbar_expect_tx(full + 8 * s, abytes);
+      if (whole) {
+        r4wg::bulk_copy(a_stage, src, 128u * rows_live, full + 8 * s, false);
+      } else {
 #pragma unroll
-      for (int i = 0; i < R4G_PER; ++i)
-        if (alive[i]) r4_cp_async16(a_stage + 16 * (pt + 128 * i), src + aoff[i]);
-    }
-    // Arrives once this thread's copies so far have landed (.noinc: one of the 128 expected
-    // arrivals). The copies are the generic proxy's; the consumers fence before wgmma reads them.
-    r4wg::cp_async_mbar_arrive_noinc(full + 8 * s);
-  }
-#elif R4G_STAGED
-  const r4_saddr stg = ring + R4_ST * R4G_STAGE + R4G_SRING;  // after the stages and scales
-  // One commit group per group of K (empty past the split), so wait_group counts stages.
-  const auto stage_act = [&](int it) {
-    if (!(R4G_LESION & 1) && it < iters) {
-      const char* src = src_of(it);
-      const r4_saddr slot = stg + (it % R4G_SD) * R4G_STG_BYTES + 16 * pt;
-#pragma unroll
-      for (int i = 0; i < R4G_PER; ++i) {
-        const int c = pt + 128 * i, n = c / R4G_CHUNKS, q = c % R4G_CHUNKS;
-        if (n < rows_live) r4_cp_async16(slot + i * 2048, src + (i64)n * act_stride + 16 * q);
+        for (int h = 0; h < 2; ++h) {
+          const int q = pw + 4 * h;
+          r4wg::bulk_copy(a_stage + q * 16 * R4G_NR, src + q * act_stride, 16u * rows_live,
+                          full + 8 * s, false);
+        }
       }
     }
-    r4_cp_async_commit();
-  };
-#pragma unroll
-  for (int j = 0; j < R4G_SD - 1; ++j) stage_act(j);
-  for (int it = 0; it < iters; ++it) {
-    const int s = it % R4_ST;
-    stage_act(it + R4G_SD - 1);
-    if (it >= R4_ST) {
-      r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
-      if (lane == 0) issue(it);
-    }
-    if (!(R4G_LESION & 1)) {
-      r4_cp_async_wait<R4G_SD - 1>();  // this thread's chunks of group it have landed
-      u32x4 v[R4G_PER];
-      const r4_saddr slot = stg + (it % R4G_SD) * R4G_STG_BYTES + 16 * pt;
-#pragma unroll
-      for (int i = 0; i < R4G_PER; ++i) v[i] = r4_lds16(slot + i * 2048);
-      r4g_store_act(v, ring + s * R4G_STAGE + R4G_AOFF, rows_live,
-                    pt);
-    }
-    r4wg::fence_proxy_async();
     r4wg::mbar_arrive(full + 8 * s);
+  };
+  for (int it = 0; it < iters; ++it) {
+    if (it >= R4_ST) {
+      const int s = it % R4_ST;
+      r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
+      issue(it);
+    }
+    issue_act(it);
   }
 #else
   u32x4 buf[R4G_DEPTH][R4G_PER];
@@ -701,7 +673,8 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < R4_ST; ++s) {
-      r4wg::mbar_init(full + 8 * s, 128);         // the producer's threads (+ the transactions)
+      // The producer's four warp leaders (R4G_BULKA) or all its threads (+ the transactions).
+      r4wg::mbar_init(full + 8 * s, R4G_BULKA ? 4 : 128);
       r4wg::mbar_init(empty + 8 * s, 4 * R4G_CW);  // one arrival per consumer warp
     }
     r4wg::fence_barrier_init();
@@ -717,9 +690,12 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
 #endif
   if (wg == R4G_CW) {
+    // The tile's first row: in the sm90a order (R4G_BULKA) at byte 16 m_base of each chunk run of
+    // 16 M bytes; in natural order at row m_base of K elements.
     r4g_produce(ring, full, empty, wq, wsz,
-                static_cast<const char*>(act) + (i64)m_base * K * R4G_EB, rows_live,
-                (i64)K * R4G_EB, tile16_first, ntiles16, KB, G, g_begin, iters);
+                static_cast<const char*>(act) + (R4G_BULKA ? (i64)m_base * 16 : (i64)m_base * K * R4G_EB),
+                rows_live, R4G_BULKA ? (i64)M * 16 : (i64)K * R4G_EB, tile16_first, ntiles16, KB, G,
+                g_begin, iters);
   } else {
     const int warp = (int)((threadIdx.x >> 5) & 3), lane = r4_lane();
     const int g = lane >> 2, t = lane & 3;
@@ -736,70 +712,133 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         part[p][i] = 0;
       }
     int se = 0;  // it % R4G_SR, carried (r4g_scale_at)
+    // The B tile's chunk stride (the descriptors' LBO): 16 NR bytes (kernels/nv/wgmma_layout_sm90a.h
+    // lbo_bytes), or 16 M where the producer copied a tile holding every row in one run (R4G_BULKA).
+#if R4G_BULKA
+    const u32 a_cs = m_base == 0 && rows_live == M ? 16u * M : 16u * R4G_NR;
+#else
+    const u32 a_cs = r4::wgmma_layout::lbo_bytes(R4G_NR);
+#endif
 #if R4G_SKS
     // The block's range, one tile's segment at a time; each segment ends in r4g_sk_segment.
     for (int seg_first = 0; seg_first < iters;) {
       const int u0 = g_begin + seg_first;
       const int seg_end = min(iters, seg_first + G - u0 % G);
-      for (int it = seg_first; it < seg_end; ++it) {
 #else
-    for (int it = 0; it < iters; ++it) {
+    {
+      const int seg_first = 0, seg_end = iters;
 #endif
-      const int s = it % R4_ST;
-      r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
-      const r4_saddr stage = ring + s * R4G_STAGE;
-      const r4_saddr a_stage = stage + R4G_AOFF;
-      if (R4G_DIRECT) r4wg::fence_proxy_async();  // the producer's cp.async writes, before wgmma
-      if (R4G_LESION & 2) {
+      // The stage's A fragments (the lane's dequantised codes of its NPW tiles).
+      const auto dequant = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4]) {
+        const r4_saddr stage = ring + (it % R4_ST) * R4G_STAGE;
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p)
+          r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
+      };
+      // The stage's wgmmas, committed as one group.
+      const auto mma = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4]) {
+        const r4_saddr a_stage = ring + (it % R4_ST) * R4G_STAGE + R4G_AOFF;
+        r4wg::wgmma_fence();
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+          for (int st = 0; st < R4G_STEPS; ++st) {
+            // k-step st's two core matrices along K: chunks 2 st and 2 st + 1, a_cs bytes apart.
+            const u64 desc = r4wg::smem_desc(a_stage + 2 * st * a_cs, a_cs,
+                                             r4::wgmma_layout::sbo_bytes());
+            // The stage is one 128-K group: its first k-step starts the group's partial afresh.
+            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
+          }
+        r4wg::wgmma_commit();
+      };
+      // After the stage's wgmmas have retired: the group's promotion, one multiply by its f32
+      // scale per accumulator (rows g, g+8), then the stage's release.
+      const auto promote_release = [&](int it) {
+        const int s = it % R4_ST;
+        const r4_saddr stage = ring + s * R4G_STAGE;
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+          for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[p][i]);
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p) {
+          const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
+          const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
+          const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
+#pragma unroll
+          for (int i = 0; i < R4G_NR / 2; ++i)
+            acc[p][i] = fmaf(r4g_to_float(part[p][i]), (i & 2) ? w1 : w0, acc[p][i]);
+        }
+        // A proxy fence between this warp's wgmma reads of the stage (async proxy) and the release
+        // that lets the producer overwrite it (cp.async or st.shared: the generic proxy). Session
+        // 15: the direct producer, whose copies start right after the release, failed 1,157 of
+        // 45,960 sweep checks without it and none with it (cost on the staged producer +0.2-1.5%).
+        if (R4G_WARF) r4wg::fence_proxy_async();
+        se = se + 1 == R4G_SR ? 0 : se + 1;
         __syncwarp();
         if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
-        continue;
+      };
+#if R4G_DQA
+      // Dequantise ahead (experiment): the next stage's fragments are built while this stage's
+      // wgmmas run, into a second set of registers; the current set stays pinned (fence_operand)
+      // until the wait that retires the wgmmas reading it.
+      u32 a[R4_NPW][R4G_STEPS][4], an[R4_NPW][R4G_STEPS][4];
+      if (seg_first < seg_end && !(R4G_LESION & 2)) {
+        r4wg::mbar_wait(full + 8 * (seg_first % R4_ST), (seg_first / R4_ST) & 1);
+        dequant(seg_first, a);
       }
-      u32 a[R4_NPW][R4G_STEPS][4];
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
-        r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
-      r4wg::wgmma_fence();
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-        for (int st = 0; st < R4G_STEPS; ++st) {
-          const u64 desc = r4wg::smem_desc(a_stage + r4::wgmma_layout::step_offset(st, R4G_NR),
-                                           r4::wgmma_layout::lbo_bytes(R4G_NR),
-                                           r4::wgmma_layout::sbo_bytes());
-          // The stage is one 128-K group: its first k-step starts the group's partial afresh.
-          r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
+      for (int it = seg_first; it < seg_end; ++it) {
+        if (R4G_LESION & 2) {
+          const int s = it % R4_ST;
+          r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
+          __syncwarp();
+          if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
+          continue;
         }
-      r4wg::wgmma_commit();
-      // Every stage waits for its own wgmmas before the promotion. Keeping two stages' groups in
-      // flight (two partials, wgmma.wait_group 1) was tried (session 14): ptxas 13.0 then warns
-      // C7514 and serialises the wgmmas, since the promotion reads accumulator registers between
-      // a wgmma's issue and the wait that retires it. The overlap comes from a second consumer
-      // warpgroup and from other blocks on the SM instead.
-      r4wg::wgmma_wait<0>();
+        mma(it, a);
+        if (it + 1 < seg_end) {
+          r4wg::mbar_wait(full + 8 * ((it + 1) % R4_ST), ((it + 1) / R4_ST) & 1);
+          dequant(it + 1, an);
+        }
+        r4wg::wgmma_wait<0>();
 #pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
+        for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
-        for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[p][i]);
-      // The group's promotion: one multiply by its f32 scale per accumulator (rows g, g+8).
+          for (int st = 0; st < R4G_STEPS; ++st)
 #pragma unroll
-      for (int p = 0; p < R4_NPW; ++p) {
-        const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
-        const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
-        const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
+            for (int r = 0; r < 4; ++r) r4wg::fence_operand(a[p][st][r]);
+        promote_release(it);
 #pragma unroll
-        for (int i = 0; i < R4G_NR / 2; ++i)
-          acc[p][i] = fmaf(r4g_to_float(part[p][i]), (i & 2) ? w1 : w0, acc[p][i]);
+        for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+          for (int st = 0; st < R4G_STEPS; ++st)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) a[p][st][r] = an[p][st][r];
       }
-      // A proxy fence between this warp's wgmma reads of the stage (async proxy) and the release
-      // that lets the producer overwrite it (cp.async or st.shared: the generic proxy). Session
-      // 15: the direct producer, whose copies start right after the release, failed 1,157 of
-      // 45,960 sweep checks without it and none with it (cost on the staged producer +0.2-1.5%).
-      if (R4G_WARF) r4wg::fence_proxy_async();
-      se = se + 1 == R4G_SR ? 0 : se + 1;
-      __syncwarp();
-      if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
+#else
+      for (int it = seg_first; it < seg_end; ++it) {
+        const int s = it % R4_ST;
+        r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
+        if (R4G_LESION & 2) {
+          __syncwarp();
+          if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
+          continue;
+        }
+        u32 a[R4_NPW][R4G_STEPS][4];
+        dequant(it, a);
+        mma(it, a);
+        // Every stage waits for its own wgmmas before the promotion. Keeping two stages' groups in
+        // flight (two partials, wgmma.wait_group 1) was tried (session 14): ptxas 13.0 then warns
+        // C7514 and serialises the wgmmas, since the promotion reads accumulator registers between
+        // a wgmma's issue and the wait that retires it. The overlap comes from a second consumer
+        // warpgroup, from other blocks on the SM, or from dequantising ahead (R4G_DQA).
+        r4wg::wgmma_wait<0>();
+        promote_release(it);
+      }
+#endif
+#if !R4G_SKS
     }
+#endif
 #if R4G_SKS
       r4g_sk_segment(acc, u0, seg_end - seg_first, sa, C, ws, M, N, K);
 #pragma unroll

@@ -86,18 +86,35 @@ R4_WL_FN int b_offset_8(int n, int k, int nr) {
 }
 
 // The sm90a order of 8-bit activations (ActOrder::sm90a, kernels/config.hpp): what quant_act and
-// quant_act_fp8 write for an sm90a GEMM, so that the producer copies 16-byte chunks into place.
-// A row keeps its K bytes; within each 64-K block (16 dwords) the dword of real k, 4t + c
-// (t = the weight lane's t, c = 2 * k32 step + half), moves to dword 4c + t: a 4 x 4 transpose of
-// dwords, its own inverse. Chunk q (bytes 16q .. 16q+15) of a 128-K group then holds exactly the
-// core-matrix row of (step * 2 + half) = q, i.e. b_offset_8(n, k, nr) ==
-// 16 * ((act_index_8(k) / 16) * nr + n) + act_index_8(k) % 16 for k in 0..127
+// quant_act_fp8 write for an sm90a GEMM, so that its producer lands a stage's B tile with a few
+// 1-D bulk copies (cp.async.bulk) and no thread touches an activation.
+// Within a row, each 64-K block (16 dwords) moves the dword of real k, 4t + c (t = the weight
+// lane's t, c = 2 * k32 step + half), to dword 4c + t: a 4 x 4 transpose of dwords, its own
+// inverse (act_dword_8). Chunk q (bytes 16q .. 16q+15) of a 128-K group of the row then holds
+// exactly the core-matrix row of (step * 2 + half) = q: b_offset_8(n, k, nr) ==
+// 16 * ((act_index_8(k) / 16) * nr + n) + act_index_8(k) % 16 for k in 0..127.
+// Across rows, the matrix (M rows, K a multiple of 128) is stored chunk-major (act_offset_8):
+// group g's chunk q of all M rows, 16 bytes each, then the next chunk. The B tile of rows
+// m0 .. m0+R-1 at stage (group) g is then 8 contiguous runs of 16 R bytes, one per chunk q, at the
+// tile's byte 16 q NR; when the tile holds every row (m0 = 0, R = M <= NR) they are one run of
+// 128 M bytes, copied as one and read with a chunk stride (the descriptors' LBO) of 16 M instead of
+// 16 NR. The matrix keeps M * K bytes: no padding, whatever the GEMM's tile
 // (tests/kernels/wgmma_layout_test.cpp).
 R4_WL_FN int act_dword_8(int d) {
   return (d & ~15) | ((d & 3) << 2) | ((d >> 2) & 3);
 }
 R4_WL_FN int act_index_8(int k) {
   return 4 * act_dword_8(k >> 2) + (k & 3);
+}
+// The byte of (row n, real k) of an M-row matrix in the sm90a order.
+R4_WL_FN long long act_offset_8(int n, int k, int M) {
+  const int p = act_index_8(k & 127);
+  return (static_cast<long long>(k >> 7) * 8 + (p >> 4)) * M * 16 + static_cast<long long>(n) * 16 + (p & 15);
+}
+// The same for dword d (real k 4d .. 4d+3) of row n, in dwords.
+R4_WL_FN long long act_dword_offset_8(int n, int d, int M) {
+  const int p = act_dword_8(d & 31);
+  return (static_cast<long long>(d >> 5) * 8 + (p >> 2)) * M * 4 + static_cast<long long>(n) * 4 + (p & 3);
 }
 
 }  // namespace r4::wgmma_layout

@@ -141,6 +141,9 @@ __device__ inline void fence_operand(float& r) {
 __device__ inline void fence_operand(i32& r) {
   asm volatile("" : "+r"(r)::"memory");
 }
+__device__ inline void fence_operand(u32& r) {  // an A fragment register that an in-flight wgmma reads
+  asm volatile("" : "+r"(r)::"memory");
+}
 
 // A no-swizzle K-major shared-memory descriptor.
 __device__ inline u64 smem_desc(r4_saddr start, u32 lbo, u32 sbo) {

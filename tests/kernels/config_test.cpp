@@ -24,6 +24,31 @@ static_assert([] {
          !is_valid(KernelId::gemm_w4a16_nt, Config{3, 4, 1, 1, 1}, a, Shape{3072, 5120, 8});
 }());
 
+// One wave of an sm90a grid, and no more, fits on an SM: the H100 SXM / H200's 132 SMs of
+// 233,472 bytes, 1,024 reserved per block (cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+// cudaDevAttrReservedSharedMemoryPerBlock).
+TEST(Config, Sm90aWaveSharedBytes) {
+  constexpr SmShared h100{132, 233472, 1024};
+  const auto fits = [&](std::int64_t bytes) { return h100.per_sm / (bytes + h100.reserved); };
+  // o_proj w4a8 (4, 1, 2, 2, 1, 8) at M = 64: 64 CTAs, a 107,520-byte ring: one CTA per SM.
+  const auto o = sm90a_wave_shared_bytes(107520, 64, h100);
+  EXPECT_EQ(o, 115713);
+  EXPECT_EQ(fits(o), 1);
+  EXPECT_EQ(fits(o - 1), 2);  // the least such bytes
+  // gate_up (4, 2, 1, 2, 0, 4) at M = 1: 272 CTAs need 3 per SM; its 46,080-byte ring fits 4.
+  const auto g = sm90a_wave_shared_bytes(46080, 272, h100);
+  EXPECT_EQ(fits(46080), 4);
+  EXPECT_EQ(fits(g), 3);
+  // Already at most one wave's worth: unchanged; likewise a ring larger than the wave allows.
+  EXPECT_EQ(sm90a_wave_shared_bytes(150000, 64, h100), 150000);
+  EXPECT_EQ(sm90a_wave_shared_bytes(100000, 400, h100), 100000);
+  // An unknown device: the ring's bytes.
+  EXPECT_EQ(sm90a_wave_shared_bytes(107520, 64, SmShared{}), 107520);
+  // The most any launch is raised to: one CTA per SM, within the 227 KiB a block may opt into.
+  EXPECT_EQ(sm90a_wave_shared_ceiling(h100), 115713);
+  EXPECT_LE(sm90a_wave_shared_ceiling(h100), kSm90aSharedLimit);
+}
+
 TEST(Config, SpaceIsModerateAndValid) {
   for (KernelId id : {KernelId::gemm_w4a16_nt, KernelId::gemm_w4a8_nt}) {
     const auto space = config_space(id, sm90);
@@ -166,18 +191,15 @@ TEST(Config, Fp8ActivationGemmsRunOnSm89AndUp) {
     const auto sp = config_space(id, sm90);
     EXPECT_EQ(count_gen(sp, kGenLdg), count_gen(w4a8, kGenLdg));
     EXPECT_EQ(count_gen(sp, kGenMmaSync), 0u);  // no mma.sync-ring body
-    // Both leave out the tuples (WV 8, MB 4, NPW 2, ST 6) that NVRTC 13.0 spills 4 B for. The
-    // int8 configs with MB 4 and WV 8 copy activations into place (act_order), without the staging
-    // ring that gemm_w4a8fp8_nt's same tuples need: those of them whose staged size passes the
-    // opt-in are int8 only.
-    std::size_t staged_too_big = 0;
-    for (const Config& c : w4a8)
-      if (c.gen == kGenSm90a && act_order(KernelId::gemm_w4a8_nt, c) == ActOrder::sm90a &&
-          sm90a_shared_bytes(KernelId::gemm_w4a8fp8_nt, c) > kSm90aSharedLimit)
-        ++staged_too_big;
-    EXPECT_GT(staged_too_big, 0u);
+    // Every one-byte sm90a config bulk-copies its activations from the sm90a order (act_order;
+    // session 33), with no staging ring, so gemm_w4a8fp8_nt has exactly gemm_w4a8_nt's tuples.
     EXPECT_EQ(count_gen(sp, kGenSm90a),
-              id == KernelId::gemm_w4a8fp8_nt ? count_gen(w4a8, kGenSm90a) - staged_too_big : 0u);
+              id == KernelId::gemm_w4a8fp8_nt ? count_gen(w4a8, kGenSm90a) : 0u);
+    for (const Config& c : sp) {
+      if (c.gen == kGenSm90a) {
+        EXPECT_EQ(act_order(id, c), ActOrder::sm90a);
+      }
+    }
     EXPECT_EQ(config_space(id, sm89).size(), count_gen(w4a8, kGenLdg));  // no wgmma on 8.9
     EXPECT_TRUE(config_space(id, gpu::Arch::from("sm_80")).empty());
     EXPECT_TRUE(config_space(id, gpu::Arch::from("sm_86")).empty());

@@ -21,8 +21,9 @@ namespace {
 // One (kernel, K) case: M = 33 rows as above. K = 8 (one vector), 4096, 5128 (a row that ends
 // inside the last thread's vectors), 16384 (exactly the 256 x 8 vectors held in registers) and
 // 20488 (past them: the loop for the remainder; kernels/quant_row.h).
-// In ActOrder::sm90a (K a multiple of 64) the bytes of a row are those of the natural order moved
-// to wgmma_layout::act_index_8 (the position the sm90a producer's 16-byte copies rely on).
+// In ActOrder::sm90a (K a multiple of 128) each byte of the natural order moves to
+// wgmma_layout::act_offset_8 (rows interleaved chunk-major: the runs the sm90a producer's bulk
+// copies rely on). M = 33 is no multiple of a tile's 16 rows.
 void check_bit_exact(gpu::Backend& be, gpu::Context& ctx, gpu::Stream& stream, bool fp8,
                      std::int64_t k, ActOrder order) {
   SCOPED_TRACE(testing::Message() << (fp8 ? "quant_act_fp8" : "quant_act") << " K=" << k
@@ -52,8 +53,8 @@ void check_bit_exact(gpu::Backend& be, gpu::Context& ctx, gpu::Stream& stream, b
     const auto natural = want_q;
     for (std::int64_t r = 0; r < s.m; ++r)
       for (std::int64_t c = 0; c < s.k; ++c)
-        want_q[static_cast<std::size_t>(r * s.k + (c & ~63) +
-                                        wgmma_layout::act_index_8(static_cast<int>(c & 63)))] =
+        want_q[static_cast<std::size_t>(wgmma_layout::act_offset_8(
+            static_cast<int>(r), static_cast<int>(c), static_cast<int>(s.m)))] =
             natural[static_cast<std::size_t>(r * s.k + c)];
   }
   const auto arch = ctx.info().arch;
@@ -75,8 +76,9 @@ void check_bit_exact(gpu::Backend& be, gpu::Context& ctx, gpu::Stream& stream, b
   std::size_t bad = 0;
   for (std::size_t i = 0; i < q.size(); ++i)
     if (q[i] != want_q[i] && bad++ < 8)
-      ADD_FAILURE() << "row " << i / static_cast<std::size_t>(s.k) << " col "
-                    << i % static_cast<std::size_t>(s.k) << ": " << int(q[i]) << " want "
+      ADD_FAILURE() << "byte " << i << " (row " << i / static_cast<std::size_t>(s.k)
+                    << " col " << i % static_cast<std::size_t>(s.k) << " in natural order): "
+                    << int(q[i]) << " want "
                     << int(want_q[i]);
   EXPECT_EQ(bad, 0u);
   for (std::size_t i = 0; i < sa.size(); ++i)
@@ -91,7 +93,7 @@ void check_every_k(bool fp8) {
   auto stream = ctx->create_stream();
   for (const std::int64_t k : {8, 4096, 5128, 16384, 20488})
     for (const ActOrder order : {ActOrder::natural, ActOrder::sm90a})
-      if (order == ActOrder::natural || k % 64 == 0)
+      if (order == ActOrder::natural || k % 128 == 0)
         check_bit_exact(*be, *ctx, *stream, fp8, k, order);
 }
 

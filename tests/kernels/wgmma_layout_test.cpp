@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -140,10 +141,10 @@ TEST(WgmmaLayoutSm90a, EightBitActivationsMatchTheWeightFragments) {
     EXPECT_EQ(emulate_stage(1, nr, wl::b_offset_8, 21u + static_cast<unsigned>(nr)), 0.0) << nr;
 }
 
-// The sm90a activation order (quant_act's ActOrder::sm90a): chunk q of a 128-K group's row, copied
-// as is to byte 16 (q * NR + n) of the stage (the producer's cp.async), puts every byte where
-// b_offset_8 wants it; and the order is a permutation of each 64-K block, its own inverse.
-TEST(WgmmaLayoutSm90a, EightBitSm90aOrderIsSixteenByteCopiesIntoPlace) {
+// The sm90a activation order (quant_act's ActOrder::sm90a) within a row: chunk q of a 128-K
+// group's row, put at byte 16 (q * NR + n) of the stage, puts every byte where b_offset_8 wants
+// it; and the order is a permutation of each 64-K block, its own inverse.
+TEST(WgmmaLayoutSm90a, EightBitSm90aOrderIsSixteenByteChunksIntoPlace) {
   for (int nr : {16, 32, 64})
     for (int n = 0; n < nr; ++n)
       for (int k = 0; k < 128; ++k) {
@@ -159,6 +160,50 @@ TEST(WgmmaLayoutSm90a, EightBitSm90aOrderIsSixteenByteCopiesIntoPlace) {
     ++seen[static_cast<std::size_t>(p)];
   }
   for (int p = 0; p < 128; ++p) EXPECT_EQ(seen[static_cast<std::size_t>(p)], 1) << p;
+}
+
+// Across rows (act_offset_8): the matrix is a permutation of its M * K bytes, and the producer's
+// copies land every byte of a tile where b_offset_8 wants it. For each M tile (first row m0, live
+// rows R = min(NR, M - m0)) and group g, the producer copies chunk q's run of 16 R bytes from
+// byte 16 (M (8 g + q) + m0) to byte 16 q NR of the stage, or, when the tile holds every row
+// (m0 = 0, R = M <= NR), one run of 128 M bytes from byte 128 g M, which the consumers read with a
+// chunk stride of 16 M: the byte b_offset_8 puts at 16 (q NR + n) + c is then at 16 (q M + n) + c.
+TEST(WgmmaLayoutSm90a, EightBitSm90aOrderIsBulkCopiesIntoPlace) {
+  for (int M : {1, 5, 16, 33, 48, 64})
+    for (int K : {128, 384}) {
+      std::vector<int> seen(static_cast<std::size_t>(M * K), 0);
+      for (int n = 0; n < M; ++n)
+        for (int k = 0; k < K; ++k) {
+          const long long o = wl::act_offset_8(n, k, M);
+          ASSERT_GE(o, 0);
+          ASSERT_LT(o, static_cast<long long>(M) * K);
+          ++seen[static_cast<std::size_t>(o)];
+          if (k % 4 == 0) {
+            ASSERT_EQ(4 * wl::act_dword_offset_8(n, k / 4, M), o) << n << " " << k;
+          }
+        }
+      for (std::size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "M " << M << " byte " << i;
+      for (int nr : {16, 32, 48, 64}) {
+        for (int m0 = 0; m0 < M; m0 += nr) {
+          const int live = std::min(nr, M - m0);
+          for (int g = 0; g < K / 128; ++g)
+            for (int n = 0; n < live; ++n)
+              for (int kk = 0; kk < 128; ++kk) {
+                const long long src = wl::act_offset_8(m0 + n, 128 * g + kk, M);
+                const int dst = wl::b_offset_8(n, kk, nr);
+                // The run of chunk q = dst / (16 nr) starts at 16 (M (8 g + q) + m0) and lands at
+                // 16 q nr: the byte's place in the run must agree in both.
+                const int q = dst / (16 * nr);
+                ASSERT_EQ(src - 16LL * (static_cast<long long>(M) * (8 * g + q) + m0),
+                          dst - 16 * q * nr)
+                    << "M " << M << " nr " << nr << " m0 " << m0 << " n " << n << " k " << kk;
+                if (m0 == 0 && live == M) {  // every row in the tile: one run from 128 g M
+                  ASSERT_EQ(src - 128LL * g * M, 16LL * q * M + (dst - 16 * q * nr));
+                }
+              }
+        }
+      }
+    }
 }
 
 TEST(WgmmaLayoutSm90a, AWrongKMapIsCaught) {

@@ -101,7 +101,7 @@ TEST_F(R4dLaunch, QuantActBitExactAndW4a8MatchesReference) {
         const auto natural = rq;
         for (int r = 0; r < m; ++r)
           for (int kk = 0; kk < k; ++kk)
-            rq[static_cast<std::size_t>(r) * k + r4::wgmma_layout::act_index_8(kk)] =
+            rq[static_cast<std::size_t>(r4::wgmma_layout::act_offset_8(r, kk, m))] =
                 natural[static_cast<std::size_t>(r) * k + kk];
       }
       EXPECT_EQ(q.download<std::int8_t>(), rq);

@@ -137,10 +137,14 @@ def main():
             except RuntimeError as e:
                 assert str(e).startswith("r4d."), e
     # The activation order a config's one-byte GEMM reads (r4d::act_order), and a bad order named.
-    direct = ("sm90a", 8, 1, 4, 2, 1, 4)  # int8, MB = 4, two consumer warpgroups (config.hpp)
-    assert r4d.act_order(direct) == "sm90a" and r4d.act_order(direct, "w4a8") == "sm90a"
-    assert r4d.act_order(direct, "w4a8fp8") == "natural"
-    assert r4d.act_order(sm90a_cfg) == "natural" and r4d.act_order((1, 1, 1, 1, 0)) == "natural"
+    # Every sm90a config of the one-byte dtypes reads the sm90a order (kernels/config.hpp act_order);
+    # w4a16 and the other generations read natural order.
+    mb4 = ("sm90a", 8, 1, 4, 2, 1, 4)
+    assert r4d.act_order(mb4) == "sm90a" and r4d.act_order(mb4, "w4a8") == "sm90a"
+    assert r4d.act_order(mb4, "w4a8fp8") == "sm90a"
+    assert r4d.act_order(sm90a_cfg) == "sm90a" and r4d.act_order(sm90a_cfg, "w4a8fp8") == "sm90a"
+    assert r4d.act_order(sm90a_cfg, "w4a16") == "natural"
+    assert r4d.act_order((1, 1, 1, 1, 0)) == "natural"
     assert r4d.act_order(("ldg", 4, 1, 1, 1, 0, 4)) == "natural"
     try:
         r4d.quant_act(0, 0, 0, 8, 5120, 0, order="transposed")

@@ -100,13 +100,18 @@ def pack(q, scale):
     return (torch.from_numpy(wq.view(np.int32)).to(dev), torch.from_numpy(wsz.view(np.int32)).to(dev))
 
 
-def sm90a_positions(K):
-    """Column of q (ActOrder::sm90a) that holds real k, for k in 0..K-1: within each 64-K block the
-    dword 4t + c moves to 4c + t (kernels/nv/wgmma_layout_sm90a.h act_index_8)."""
+def sm90a_natural(q):
+    """q[M, K] written in ActOrder::sm90a, back in the natural order. Within each 64-K block of a row
+    the dword 4t + c moves to 4c + t, and the rows are interleaved chunk-major: chunk j (16 bytes)
+    of row n's 128-K group g lies at byte 16 (M (8 g + j) + n) (kernels/nv/wgmma_layout_sm90a.h
+    act_offset_8)."""
+    M, K = q.shape
     k = torch.arange(K)
-    d = k // 4
-    p = (d & ~15) | ((d & 3) << 2) | ((d >> 2) & 3)
-    return 4 * p + (k & 3)
+    d = (k // 4) % 32
+    p = 4 * ((d & ~15) | ((d & 3) << 2) | ((d >> 2) & 3)) + (k & 3)  # within the group's 128 bytes
+    n = torch.arange(M)[:, None]
+    off = ((k // 128) * 8 + p // 16)[None, :] * (16 * M) + 16 * n + (p % 16)[None, :]
+    return q.reshape(-1)[off.to(q.device)]
 
 
 def quant_act_ref(a_bf16):
@@ -148,7 +153,7 @@ class Layer:
                 q = torch.empty((m, self.K), device="cuda", dtype=torch.int8)
                 sc = torch.empty(m, device="cuda", dtype=torch.float32)
                 # q in the order the config's GEMM reads (r4d.act_order: the sm90a generation's
-                # is a dword transpose within each 64-byte block of a row).
+                # permutes within rows and interleaves them, sm90a_natural).
                 order = r4d.act_order(tuple(cfg))
                 getattr(r4d, r4d.select("quant_act", K=self.K, dtype="bf16"))(
                     a.data_ptr(), q.data_ptr(), sc.data_ptr(), m, self.K, st, order=order)
@@ -157,7 +162,7 @@ class Layer:
                     m, self.K, self.N, *cfg, st)
                 qr, sr = quant_act_ref(a)
                 if order == "sm90a":  # compare in the natural order
-                    q = q[:, sm90a_positions(self.K).to(q.device)]
+                    q = sm90a_natural(q)
                 return c, (qr * sr[:, None]) @ self.wdq.T, "w4a8", (q, sc, qr, sr)
         cfg = r4d.config_for(self.N, self.K, m)
         assert cfg is not None, (self.N, self.K, m)

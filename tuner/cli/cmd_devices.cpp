@@ -56,6 +56,8 @@ int run_devices(std::span<const std::string> args) {
     fmt::print("    memory clock      {} MHz, {}-bit bus\n", d.memory_clock_khz / 1000,
                d.memory_bus_bits);
     fmt::print("    shared per block  {} KiB (opt-in)\n", d.max_shared_per_block / 1024);
+    fmt::print("    shared per SM     {} KiB, {} B reserved per block\n",
+               d.shared_per_multiprocessor / 1024, d.reserved_shared_per_block);
     fmt::print("    PCI bus           {}\n", d.pci_bus_id);
     fmt::print("    driver            {}\n", d.driver_version);
     fmt::print("    compiler          {}\n", d.runtime_version);

@@ -59,6 +59,9 @@ class Kernel {
                            const LaunchOptions& opt) = 0;
   [[nodiscard]] virtual Resources resources() const = 0;
   [[nodiscard]] virtual const std::string& name() const = 0;
+  // The device the kernel is loaded on (its context's info(), which outlives the kernel), or null
+  // where the backend does not say.
+  [[nodiscard]] virtual const DeviceInfo* device() const { return nullptr; }
   // How many clusters of `cluster` blocks of `block` threads with `shared_bytes` of dynamic shared
   // memory the device can hold at once (cuOccupancyMaxActiveClusters; cached per argument set;
   // opts into the shared memory and the non-portable cluster size as a launch would). 0 where

@@ -266,7 +266,8 @@ CUlaunchConfig launch_config(Dim3 g, Dim3 b, unsigned shared, CUlaunchAttribute*
 
 class CudaKernel final : public Kernel {
  public:
-  CudaKernel(CUfunction f, std::string name) : f_(f), name_(std::move(name)) {}
+  CudaKernel(CUfunction f, std::string name, const DeviceInfo* device)
+      : f_(f), name_(std::move(name)), device_(device) {}
   void launch_with(Dim3 g, Dim3 b, unsigned shared, Stream& s, void** args,
                    const LaunchOptions& opt) override {
     opt_in(shared, opt.cluster);
@@ -317,6 +318,7 @@ class CudaKernel final : public Kernel {
     return r;
   }
   [[nodiscard]] const std::string& name() const override { return name_; }
+  [[nodiscard]] const DeviceInfo* device() const override { return device_; }
   [[nodiscard]] int max_active_clusters(Dim3 b, unsigned shared, Dim3 cluster) override {
     const std::array<unsigned, 7> key = {b.x, b.y, b.z, shared, cluster.x, cluster.y, cluster.z};
     for (const auto& [k, n] : clusters_fit_)
@@ -373,6 +375,7 @@ class CudaKernel final : public Kernel {
   static constexpr unsigned kDefaultShared = 48u << 10;
   CUfunction f_;
   std::string name_;
+  const DeviceInfo* device_;
   bool non_portable_ = false;
   unsigned opted_shared_ = 0;  // the dynamic bytes opted into so far
   int static_shared_ = -1;     // the kernel's static shared memory, read at the first launch
@@ -381,7 +384,7 @@ class CudaKernel final : public Kernel {
 
 class CudaModule final : public Module {
  public:
-  explicit CudaModule(std::span<const std::byte> binary) {
+  CudaModule(std::span<const std::byte> binary, const DeviceInfo* device) : device_(device) {
     R4_CU(driver().module_load(&m_, binary.data()),
           fmt::format("cuModuleLoadData({} bytes)", binary.size()));
   }
@@ -390,10 +393,11 @@ class CudaModule final : public Module {
     if (auto it = kernels_.find(name); it != kernels_.end()) return *it->second;
     CUfunction f{};
     R4_CU(driver().module_function(&f, m_, name.c_str()), "cuModuleGetFunction(" + name + ")");
-    return *kernels_.emplace(name, std::make_unique<CudaKernel>(f, name)).first->second;
+    return *kernels_.emplace(name, std::make_unique<CudaKernel>(f, name, device_)).first->second;
   }
 
  private:
+  const DeviceInfo* device_;
   CUmodule m_{};
   std::unordered_map<std::string, std::unique_ptr<CudaKernel>> kernels_;
 };
@@ -428,6 +432,10 @@ DeviceInfo query_device(int index) {
   info.memory_bus_bits = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, "BUS_WIDTH");
   info.max_shared_per_block =
       attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "MAX_SHARED_PER_BLOCK_OPTIN");
+  info.shared_per_multiprocessor = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+                                        "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR");
+  info.reserved_shared_per_block = attr(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+                                        "RESERVED_SHARED_MEMORY_PER_BLOCK");
   char bus[64] = {};
   if (d.pci_bus_id(bus, sizeof bus, dev) == CUDA_SUCCESS) info.pci_bus_id = bus;
   int dv = 0;
@@ -486,7 +494,7 @@ class CudaContext final : public Context {
           fmt::format("cuMemsetD8Async({} bytes)", n));
   }
   [[nodiscard]] std::unique_ptr<Module> load(std::span<const std::byte> binary) override {
-    return std::make_unique<CudaModule>(binary);
+    return std::make_unique<CudaModule>(binary, &info_);
   }
   [[nodiscard]] std::unique_ptr<Stream> create_stream() override {
     return std::make_unique<CudaStream>();

@@ -321,6 +321,7 @@ DeviceInfo query_device(int index) {
   info.memory_clock_khz = p.memoryClockRate;
   info.memory_bus_bits = p.memoryBusWidth;
   info.max_shared_per_block = static_cast<int>(p.sharedMemPerBlock);
+  info.shared_per_multiprocessor = static_cast<int>(p.maxSharedMemoryPerMultiProcessor);
   info.pci_bus_id = fmt::format("{:04x}:{:02x}:{:02x}.0", p.pciDomainID, p.pciBusID, p.pciDeviceID);
   int dv = 0, rv = 0;
   static_cast<void>(h.driver_version(&dv));

@@ -15,6 +15,8 @@ nlohmann::json to_json(const DeviceInfo& d) {
           {"memory_clock_khz", d.memory_clock_khz},
           {"memory_bus_bits", d.memory_bus_bits},
           {"max_shared_per_block", d.max_shared_per_block},
+          {"shared_per_multiprocessor", d.shared_per_multiprocessor},
+          {"reserved_shared_per_block", d.reserved_shared_per_block},
           {"pci_bus_id", d.pci_bus_id},
           {"driver_version", d.driver_version},
           {"runtime_version", d.runtime_version}};
@@ -34,6 +36,8 @@ DeviceInfo device_from_json(const nlohmann::json& j) {
   d.memory_clock_khz = j.value("memory_clock_khz", 0);
   d.memory_bus_bits = j.value("memory_bus_bits", 0);
   d.max_shared_per_block = j.value("max_shared_per_block", 0);
+  d.shared_per_multiprocessor = j.value("shared_per_multiprocessor", 0);
+  d.reserved_shared_per_block = j.value("reserved_shared_per_block", 0);
   d.pci_bus_id = j.value("pci_bus_id", std::string());
   d.driver_version = j.value("driver_version", std::string());
   d.runtime_version = j.value("runtime_version", std::string());

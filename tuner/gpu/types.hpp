@@ -45,6 +45,11 @@ struct DeviceInfo {
   int memory_clock_khz = 0;  // peak, as reported; 0 if not reported
   int memory_bus_bits = 0;
   int max_shared_per_block = 0;
+  // An SM's (compute unit's) shared memory and what each resident block reserves of it (CUDA
+  // 228 KiB and 1 KiB on compute capability 9.0); sizes the sm90a launches (kernels/config.hpp
+  // sm90a_wave_shared_bytes). 0 where not reported.
+  int shared_per_multiprocessor = 0;
+  int reserved_shared_per_block = 0;
   std::string pci_bus_id;
   std::string driver_version;   // e.g. "13.0 (driver API 13000)"
   std::string runtime_version;  // the compiler library's version, e.g. "NVRTC 13.0"

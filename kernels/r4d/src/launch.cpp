@@ -45,9 +45,10 @@ struct DeviceState {
   std::size_t scratch_bytes = 0;
   int major = 0;
   int minor = 0;
-  bool pdl = false;       // detail::pdl_capable(major, minor, the kernels' ptxVersion there)
-  bool sm90a = false;     // every compiled sm90a kernel opted into its shared memory on the device
-  bool clusters = false;  // cluster split-K launches (detail::gemm_dims; see cluster_capacity)
+  bool pdl = false;    // detail::pdl_capable(major, minor, the kernels' ptxVersion there)
+  bool sm90a = false;  // every compiled sm90a kernel opted into its shared memory on the device
+  r4::kernels::SmShared sm;  // the device's SMs and their shared memory (sm90a launches' bytes)
+  bool clusters = false;     // cluster split-K launches (detail::gemm_dims; see cluster_capacity)
   // Per compiled kernel (its index in compiled_kernels()): how many of its cluster split-K
   // clusters the device holds at once; 0 where it has none.
   std::vector<int> max_clusters;
@@ -127,20 +128,38 @@ int kernels_ptx_version(int device) {
   return ok ? fa.ptxVersion : 0;
 }
 
+// The device's SMs and their shared memory, for sizing sm90a launches as the tuner does
+// (kernels/config.hpp sm90a_wave_shared_bytes); all 0, i.e. the rings' own bytes, on a failure.
+r4::kernels::SmShared sm_shared(int device) {
+  int sms = 0, per_sm = 0, reserved = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device) !=
+          cudaSuccess) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  return {sms, per_sm, reserved};
+}
+
 // Opts every compiled sm90a kernel into the dynamic shared memory its launches ask for
-// (detail::sm90a_opt_in_bytes; above the 48 KiB a kernel gets without asking) on `device`, a
-// compute capability 9.0 device. Called at registration, outside any graph capture: the call
+// (detail::sm90a_opt_in_bytes, or the most sm90a_wave_shared_bytes raises a launch to on the
+// device; above the 48 KiB a kernel gets without asking) on `device`, a compute capability 9.0
+// device. Called at registration, outside any graph capture: the call
 // loads the kernel's module (lazy loading) and the CUDA documentation asks for attribute changes
 // on the initialisation path, not at launch. True when every one succeeded (or there are none);
 // false leaves the generation unusable on the device (its launches refuse, not_compiled).
-bool opt_in_sm90a(int device) {
+bool opt_in_sm90a(int device, const r4::kernels::SmShared& sm) {
   int prev = 0;
   if (cudaGetDevice(&prev) != cudaSuccess) return false;
   if (prev != device && cudaSetDevice(device) != cudaSuccess) return false;
   bool ok = true;
   for (const auto& e : detail::compiled_kernels()) {
     if (e.config.gen != r4::kernels::kGenSm90a) continue;
-    const unsigned bytes = detail::sm90a_opt_in_bytes(e.id, e.config);
+    const unsigned bytes =
+        std::max(detail::sm90a_opt_in_bytes(e.id, e.config),
+                 static_cast<unsigned>(r4::kernels::sm90a_wave_shared_ceiling(sm)));
     if (cudaFuncSetAttribute(e.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(bytes)) != cudaSuccess) {
       (void)cudaGetLastError();  // not sticky; leave no error behind for the caller
@@ -217,9 +236,13 @@ Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N, P
 
 // Plain: cudaLaunchKernel, as before PDL. PDL and/or a cluster: the same launch through
 // cudaLaunchKernelExC with programmatic stream serialization allowed (captured into a graph as a
-// programmatic edge) and/or the cluster dimension (1, cluster_y, 1).
+// programmatic edge) and/or the cluster dimension (1, cluster_y, 1). An sm90a launch asks for its
+// ring's bytes raised for the device (kernels/config.hpp sm90a_wave_shared_bytes).
 Status enqueue(const detail::CompiledKernel& k, const DeviceState& st, detail::Dims d, void** args,
                stream_t stream, bool use_pdl) {
+  if (k.config.gen == r4::kernels::kGenSm90a)  // as kernels/family.cpp launch_raw
+    d.shared = static_cast<unsigned>(r4::kernels::sm90a_wave_shared_bytes(
+        d.shared, static_cast<std::int64_t>(d.gx) * d.gy * d.gz, st.sm));
   if (d.cluster_y > 1) {
     // A cluster launch only where the device holds all of the grid's clusters at once, as
     // kernels/family.cpp cluster_launch decides for the tuner.
@@ -322,7 +345,8 @@ Status register_workspace(int device, void* ptr, std::size_t bytes) {
   const int ptx = kernels_ptx_version(device);
   // The sm90a generation needs compute capability 9.x (kernels/config.hpp is_valid_sm90a; its
   // sm_90a code loads on 9.0); elsewhere its launches refuse before this flag is read.
-  const bool sm90a = major == 9 && opt_in_sm90a(device);
+  const r4::kernels::SmShared sm = sm_shared(device);
+  const bool sm90a = major == 9 && opt_in_sm90a(device, sm);
   // Cluster split-K needs what PDL needs (cc 9.x, images with sm_90 code).
   std::vector<int> max_clusters;
   if (detail::pdl_capable(major, minor, ptx)) max_clusters = cluster_capacity(device);
@@ -345,6 +369,7 @@ Status register_workspace(int device, void* ptr, std::size_t bytes) {
   s.minor = minor;
   s.pdl = detail::pdl_capable(major, minor, ptx);
   s.sm90a = sm90a;
+  s.sm = sm;
   s.clusters = !max_clusters.empty();
   s.max_clusters = std::move(max_clusters);
   s.owned = false;
@@ -480,7 +505,7 @@ Status launch_quant(KernelId id, const void* a, void* q, void* sc, int M, int K,
   if (Status s = prepare(id, Config{}, false, M, K, 16, pdl, k, st, use_pdl); s != Status::ok)
     return s;
   if (!aligned(a, 16) || !aligned(q, 16) || !aligned(sc, 4)) return refuse(Status::bad_argument);
-  if (order == ActOrder::sm90a && K % 64 != 0) return refuse(Status::bad_argument);
+  if (order == ActOrder::sm90a && K % 128 != 0) return refuse(Status::bad_argument);
   int ord = static_cast<int>(order);
   void* args[] = {&a, &q, &sc, &M, &K, &ord};
   return enqueue(*k, *st, {static_cast<unsigned>(M), 1, 1, detail::kQuantActThreads, 0}, args,

@@ -96,13 +96,15 @@ void release(int device);
 [[nodiscard]] Status quant_act(const void* a, void* q, void* sc, int M, int K, stream_t stream,
                                Pdl pdl = Pdl::automatic);
 // The order a dtype's one-byte GEMM with config `cfg` reads q in: natural, or the sm90a order
-// (the int8 sm90a configs with MB = 4 and WV = 8: kernels/config.hpp act_order): each row keeps
-// its K bytes, and within every 64-byte block the dword of k, 4t + c, sits at dword 4c + t (a
-// 4 x 4 dword transpose; kernels/nv/wgmma_layout_sm90a.h act_index_8), so that kernel copies
-// 16-byte chunks straight into its wgmma operand tile. r4d::gemm pairs them itself.
+// (every sm90a config of w4a8 and w4a8fp8: kernels/config.hpp act_order). q keeps its M * K
+// bytes, but not its rows: within every 64-byte block of a row the dword of k, 4t + c, moves to
+// dword 4c + t (a 4 x 4 dword transpose), and the rows are interleaved chunk-major: the 16-byte
+// chunk q of row n's 128-K group g lies at byte 16 (M (8 g + q) + n)
+// (kernels/nv/wgmma_layout_sm90a.h act_offset_8), so that the kernel bulk-copies its wgmma
+// operand tile as is. Treat it as opaque: r4d::gemm pairs them itself.
 enum class ActOrder : int { natural = 0, sm90a = 1 };
 [[nodiscard]] ActOrder act_order(Dtype d, const Config& cfg);
-// quant_act with q in `order` (sm90a: K a multiple of 64).
+// quant_act with q in `order` (sm90a: K a multiple of 128).
 [[nodiscard]] Status quant_act(const void* a, void* q, void* sc, int M, int K, ActOrder order,
                                stream_t stream, Pdl pdl = Pdl::automatic);
 
