@@ -192,6 +192,9 @@ struct SmShared {
   if (sm.sms <= 0 || sm.per_sm <= 0 || blocks <= 0) return need;
   const std::int64_t per = (blocks + sm.sms - 1) / sm.sms;  // CTAs an SM holds in one wave
   // The least bytes at which per + 1 CTAs exceed the SM: (per + 1) * (bytes + reserved) > per_sm.
+  // A kernel's static shared memory (the sm90a epilogue's 1 KiB flag) only adds to each CTA's
+  // share: per + 1 stay excluded, and one wave still fits up to 14 CTAs per SM (the 2,048 threads
+  // of an SM allow these 256-thread or larger blocks 8).
   const std::int64_t pad = sm.per_sm / (per + 1) - sm.reserved + 1;
   return pad > need && per * (pad + sm.reserved) <= sm.per_sm ? pad : need;
 }

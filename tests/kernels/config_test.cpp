@@ -30,7 +30,8 @@ static_assert([] {
 TEST(Config, Sm90aWaveSharedBytes) {
   constexpr SmShared h100{132, 233472, 1024};
   const auto fits = [&](std::int64_t bytes) { return h100.per_sm / (bytes + h100.reserved); };
-  // o_proj w4a8 (4, 1, 2, 2, 1, 8) at M = 64: 64 CTAs, a 107,520-byte ring: one CTA per SM.
+  // o_proj w4a8 (4, 1, 2, 2, 1, 8)'s 107,520-byte ring in a grid of fewer CTAs than SMs (64 here;
+  // o_proj at M = 64 launches 80): one CTA per SM.
   const auto o = sm90a_wave_shared_bytes(107520, 64, h100);
   EXPECT_EQ(o, 115713);
   EXPECT_EQ(fits(o), 1);
