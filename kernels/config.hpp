@@ -114,9 +114,13 @@ inline constexpr int kSm90aSharedLimit = 232448 - 1024;
 // the int8 configs with MB = 4 and two consumer warpgroups read it, the others permuted natural
 // order through a staging ring). Every path that pairs a quantiser with a GEMM asks this
 // function: the tuner's checks and races, the step chain, r4kern, r4d.
-enum class ActOrder : int { natural = 0, sm90a = 1 };
+// gemm_mxfp4a8fp8_nt's sm90a configs read the sm90a_mx order (act_offset_mx: the same chunk-major
+// rows, another dword permutation within each 64-K block), since its mx_sm89 weights carry another
+// k map: each k32 step inside one 32-K exponent block.
+enum class ActOrder : int { natural = 0, sm90a = 1, sm90a_mx = 2 };
 [[nodiscard]] constexpr ActOrder act_order(KernelId id, const Config& c) {
-  return c.gen == kGenSm90a && id != KernelId::gemm_w4a16_nt ? ActOrder::sm90a : ActOrder::natural;
+  if (c.gen != kGenSm90a || id == KernelId::gemm_w4a16_nt) return ActOrder::natural;
+  return id == KernelId::gemm_mxfp4a8fp8_nt ? ActOrder::sm90a_mx : ActOrder::sm90a;
 }
 
 // Mirrors kernels/nv/gemm_w4_sm90a.h (R4G_STAGE, R4G_SRING, R4G_RING_OFFSET): the barriers' 1 KiB,
@@ -257,13 +261,22 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
   // warpgroups at ring depth 4; session 25), to keep the sweep's compile count. Its segment ends
   // run inside the main loop, so MB 4 with NPW 2 (128 accumulator registers) spills there (NVRTC
   // 13.0: 76 B int8, 92 B e4m3); MB 3 with NPW 2 and every NPW 1 tuple do not.
-  if (is_stream_k(c) && (c.wv != 8 || c.st != 4 || (c.npw == 2 && c.mb == 4))) return false;
+  // MXFP4's MB 4 tuples fit one consumer warpgroup only (below), so its stream-K has WV 4 MB 4
+  // too (nvcc 13.0: 205 registers, no spill).
+  const bool mx_sk4 = id == KernelId::gemm_mxfp4a8fp8_nt && c.wv == 4 && c.mb == 4 && c.npw == 1;
+  if (is_stream_k(c) && ((c.wv != 8 && !mx_sk4) || c.st != 4 || (c.npw == 2 && c.mb == 4)))
+    return false;
   // MB 3 (wgmma N = 48): M = 33..48 in one block, where MB 2 took two blocks (the second half
   // idle) and MB 4 is not valid; at ring depth 4 only, where the M >= 32 winners of the 8-bit
   // kinds are (H200 sweeps, sessions 14-17), to keep the sweep's compile count (+110 for dflash).
   if (c.mb == 3 && c.st != 4) return false;
   if (id == KernelId::gemm_w4a16_nt && c.wv == 8 && c.npw == 2 && c.mb >= 3)
     return false;  // 192 (MB 4) live registers over the 168 of 384 threads: spills (MB 3: 12 B)
+  // MXFP4 (R4G_PSTEP): four f32 partials per accumulator, one per k32 step, so 5 x 8 MB x NPW
+  // accumulator registers per consumer thread. nvcc 13.0 -Xptxas -v, sm_90a: under the 168
+  // registers of 384 threads (WV 8) MB x NPW = 3 takes 153-166 and 4 spills 28-56 B; under the
+  // 255 of 256 threads (WV 4) 4 takes 187-203, and 8 (MB 4, NPW 2) serialises the wgmmas (C7511).
+  if (id == KernelId::gemm_mxfp4a8fp8_nt && c.mb * c.npw > (c.wv == 8 ? 3 : 4)) return false;
   if ((id == KernelId::gemm_w4a8_nt || id == KernelId::gemm_w4a8fp8_nt) && c.wv == 8 &&
       c.npw == 2 && c.mb == 4 && c.st == 6)
     return false;  // at the 168-register cap, NVRTC 13.0 spills 4 B at ST 6 (not at 4 or 8): CI
@@ -294,15 +307,16 @@ inline constexpr int kLdgRegisterBudget = 208;
 // Arch-only part: the ranges and the register budget (what CI compiles).
 // The fp8-activation GEMMs: gemm_w4a8fp8_nt in the ldg and sm90a generations (wgmma .e4m3 with
 // the int8 path's shapes: same bytes per stage, f32 partials in place of int32 ones);
-// gemm_mxfp4a8fp8_nt in the ldg generation only (its per-32-K exponents would need a promotion
-// per wgmma k-step). Neither has a mma.sync-ring (gen 0) body on NVIDIA. On AMD, gen 0 of
+// gemm_mxfp4a8fp8_nt in both too, its sm90a configs with a partial and a promotion per wgmma
+// k-step (its per-32-K exponents) and fewer accumulator tiles (is_valid_sm90a). Neither has a
+// mma.sync-ring (gen 0) body on NVIDIA. On AMD, gen 0 of
 // gemm_w4a8fp8_nt is the gfx12 fp8 WMMA body, with the ranges of gemm_w4a8_nt's WMMA body (same
 // loop, same accumulator count: f32 partials in place of int32 ones); gfx11 and gfx942 have none
 // (kernels/amd/config_amd.hpp has_fp8_wmma_path says why), nor has gemm_mxfp4a8fp8_nt.
 [[nodiscard]] constexpr bool is_valid(KernelId id, const Config& c, const gpu::Arch& a) {
   if (c.gen == kGenLdg) return is_valid_ldg(id, c, a);
-  if (id == KernelId::gemm_mxfp4a8fp8_nt) return false;
   if (c.gen == kGenSm90a) return is_valid_sm90a(id, c, a);
+  if (id == KernelId::gemm_mxfp4a8fp8_nt) return false;
   if (is_fp8_act(id) && !amd::has_fp8_wmma_path(a)) return false;
   if (c.gen != kGenMmaSync || c.st != 0) return false;
   if (is_quant(id)) return c == Config{};

@@ -7,15 +7,26 @@
 // M = 1..64, N a multiple of 16, K a multiple of 128 (the family's K granule; MXFP4 itself needs
 // 32). Weight bytes: N*K/2 + N*K/32, as many as the int4 layouts' (scales are e8m0 bytes).
 //
-// Generations (kernels/config.hpp): only the ldg generation (R4_GEN=2, kernels/nv/gemm_w4_ldg.h).
-// Test-only define: R4_BROKEN_SCALE=1 reads the exponents of the next group's first block.
+// Generations (kernels/config.hpp): R4_GEN=2 the ldg generation (kernels/nv/gemm_w4_ldg.h, sm_89+)
+// and R4_GEN=1 the sm90a generation (kernels/nv/gemm_w4_sm90a.h, R4_ACT_KIND 4: wgmma .e4m3, a
+// partial per k32 step promoted by its block's exponent; activations in ActOrder::sm90a_mx).
+// Test-only define: R4_BROKEN_SCALE=1 reads the exponents of the next group's first block (ldg).
 #ifndef R4_GEN
 #define R4_GEN 2
 #endif
-#if R4_GEN != 2
-#error "gemm_mxfp4a8fp8_nt exists in the ldg generation only (R4_GEN=2)"
-#endif
 #define R4_ACT_KIND 4
+
+#if R4_GEN == 1
+#include "kernels/nv/gemm_w4_sm90a.h"
+
+R4_EXTERN void __launch_bounds__(R4G_THREADS, 1)
+    gemm_mxfp4a8fp8_nt(const unsigned char* __restrict__ Aq, const float* __restrict__ sa,
+                       const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
+                       u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
+  r4g_gemm(Aq, sa, wq, wsz, C, ws, M, N, K);
+}
+
+#elif R4_GEN == 2
 #include "kernels/nv/gemm_w4_ldg.h"
 
 R4_EXTERN void R4L_LAUNCH_BOUNDS gemm_mxfp4a8fp8_nt(const unsigned char* __restrict__ Aq,
@@ -26,3 +37,7 @@ R4_EXTERN void R4L_LAUNCH_BOUNDS gemm_mxfp4a8fp8_nt(const unsigned char* __restr
                                                     int M, int N, int K) {
   r4l_gemm(Aq, sa, wq, wsz, C, ws, M, N, K);
 }
+
+#else
+#error "gemm_mxfp4a8fp8_nt: R4_GEN 1 (sm90a) or 2 (ldg), NVIDIA only"
+#endif

@@ -94,7 +94,7 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA8_THREADS)
                   unsigned char* __restrict__ Aq,  // [M, K] e4m3 bytes
                   float* __restrict__ sa,          // [M] f32
                   int M, int K,
-                  int order) {  // 0 natural, 1 the sm90a order (as quant_act)
+                  int order) {  // 0 natural, 1 the sm90a order (as quant_act), 2 sm90a_mx
   r4_pdl_wait();
   r4_pdl_launch_dependents();
   const int row = (int)blockIdx.x;

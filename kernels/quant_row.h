@@ -47,10 +47,12 @@ __device__ inline float r4_block_max(float x) {
 
 // Where dword d of row `row` goes, in dwords from the matrix's start: order 0 natural (rows of K
 // bytes), 1 the sm90a generation's order for 8-bit activations (kernels/nv/wgmma_layout_sm90a.h
-// act_dword_offset_8: chunk-major across the M rows; K a multiple of 128).
+// act_dword_offset_8: chunk-major across the M rows; K a multiple of 128), 2 its twin for the
+// MXFP4 weights' k map (act_dword_offset_mx; kernels/config.hpp ActOrder::sm90a_mx).
 __device__ inline i64 r4_act_dword(int d, int order, int row, int M, int K) {
-  return order == 1 ? (i64)r4::wgmma_layout::act_dword_offset_8(row, d, M)
-                    : (i64)row * (K >> 2) + d;
+  if (order == 1) return (i64)r4::wgmma_layout::act_dword_offset_8(row, d, M);
+  if (order == 2) return (i64)r4::wgmma_layout::act_dword_offset_mx(row, d, M);
+  return (i64)row * (K >> 2) + d;
 }
 
 // src: row `row` (K bf16, 16-byte aligned) of M; dst: the M x K output bytes as dwords, in

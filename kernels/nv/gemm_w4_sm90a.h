@@ -3,7 +3,12 @@
 // rings, warp specialisation and wgmma. Included by kernels/gemm_w4a16_nt.cu (R4_ACT_KIND 0: f16
 // activations, 1: bf16), kernels/gemm_w4a8_nt.cu (R4_ACT_KIND 2: int8 from quant_act) and
 // kernels/gemm_w4a8fp8_nt.cu (R4_ACT_KIND 3: OCP e4m3 from quant_act_fp8; wgmma .e4m3 with the
-// weight bytes code * 2^-9, kernels/nv/cvt_fp8.h, f32 partials per group as for 16-bit).
+// weight bytes code * 2^-9, kernels/nv/cvt_fp8.h, f32 partials per group as for 16-bit) and
+// kernels/gemm_mxfp4a8fp8_nt.cu (R4_ACT_KIND 4: e4m3 activations x MXFP4 weights in the mx_sm89
+// layout, whose bytes per (16-row tile, 64 K) and exponent bytes per (tile, 128 K) lie where the
+// sm80 layout's codes and scale dwords do, so the producer is the same; the weight bytes are
+// e2m1 value * 2^-6, and each k32 step, one 32-K exponent block, has its own f32 partial,
+// promoted by 2^(e - 127 + 6) per row: R4G_PSTEP).
 //
 // Swap AB. The weights are wgmma's 64-row A operand, dequantised in registers (the RS form): warp
 // w of a consumer warpgroup owns the sm80 16-row tile 4T + w of the 64-row tile T and its lane
@@ -60,7 +65,7 @@
 #include "kernels/nv/mma_sm80.h"
 #include "kernels/nv/wgmma_layout_sm90a.h"
 #include "kernels/nv/wgmma_sm90a.h"
-#if R4_ACT_KIND == 3
+#if R4_ACT_KIND >= 3
 #include "kernels/nv/mma_sm89.h"
 #endif
 #include "kernels/splitk.h"
@@ -70,7 +75,7 @@
 #error "R4_ST (ring stages) must be defined for the sm90a generation"
 #endif
 #ifndef R4_ACT_KIND
-#error "R4_ACT_KIND (0 f16, 1 bf16, 2 int8, 3 e4m3 activations) must be defined"
+#error "R4_ACT_KIND (0 f16, 1 bf16, 2 int8, 3 e4m3, 4 e4m3 x MXFP4) must be defined"
 #endif
 #if R4_WV != 4 && R4_WV != 8
 #error "the sm90a generation has 1 or 2 consumer warpgroups (R4_WV 4 or 8)"
@@ -131,6 +136,13 @@
 #define R4G_AOFF (R4G_STAGE - R4G_ABYTES)  // the activations' offset in a stage
 #define R4G_RING_OFFSET 1024                       // the ring after the barriers
 #define R4G_STEPS (R4G_EB == 2 ? 8 : 4)            // wgmma k-steps per stage
+// A partial per k-step (MXFP4: a k32 step is one 32-K block, each with its own exponent per row)
+// or one per stage (the others: a stage is one 128-K group with one scale per row).
+#define R4G_PSTEP (R4_ACT_KIND == 4)
+#ifndef R4_BROKEN_SCALE
+#define R4_BROKEN_SCALE 0
+#endif
+#define R4G_NPART (R4G_PSTEP ? R4G_STEPS : 1)
 // EXPERIMENT ONLY (r4kern --one --define): R4G_LESION bit 1 skips the producer's activation
 // staging, bit 2 the consumers' dequantisation and MMAs (3: both, the bare weight ring), bit 4 the
 // epilogue (output or partial stores and the split-K reduction: the stores stay in the code behind
@@ -450,7 +462,10 @@ __device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS]
 #pragma unroll
   for (int b = 0; b < 2; ++b) {
     const u32x4 wv = r4_lds16(wslot + b * 512 + lane * 16);
-#if R4_ACT_KIND == 3
+#if R4_ACT_KIND == 4
+    r4nv::dequant_e4m3_e2m1(wv.x, wv.y, a[2 * b]);  // e4m3 bytes e2m1 value * 2^-6 (mx_sm89)
+    r4nv::dequant_e4m3_e2m1(wv.z, wv.w, a[2 * b + 1]);
+#elif R4_ACT_KIND == 3
     r4nv::dequant_e4m3_int4(wv.x, wv.y, a[2 * b]);  // e4m3 bytes code * 2^-9
     r4nv::dequant_e4m3_int4(wv.z, wv.w, a[2 * b + 1]);
 #elif R4_ACT_KIND == 2
@@ -472,7 +487,10 @@ __device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS]
 
 // The group's partial accumulator: int32 for int8 activations (exact), f32 for 16-bit ones
 // (products of codes and activations are exact in f32; the group's sum rounds as any f32 sum).
-#if R4_ACT_KIND == 3
+#if R4_ACT_KIND == 4
+typedef float r4g_part;  // per k32 step; promoted by e8m0_times_64 (the bytes hold value * 2^-6)
+__device__ inline float r4g_to_float(float f) { return f; }
+#elif R4_ACT_KIND == 3
 typedef float r4g_part;
 #define R4G_CODE_SCALE 512.0f  // the e4m3 bytes hold code * 2^-9
 __device__ inline float r4g_to_float(float f) { return f; }
@@ -703,13 +721,14 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     (void)t;  // the segment ends recompute it (r4g_sk_segment)
 #endif
     float acc[R4_NPW][R4G_NR / 2];
-    r4g_part part[R4_NPW][R4G_NR / 2];
+    r4g_part part[R4_NPW][R4G_NPART][R4G_NR / 2];
 #pragma unroll
     for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
       for (int i = 0; i < R4G_NR / 2; ++i) {
         acc[p][i] = 0.0f;
-        part[p][i] = 0;
+#pragma unroll
+        for (int q = 0; q < R4G_NPART; ++q) part[p][q][i] = 0;
       }
     int se = 0;  // it % R4G_SR, carried (r4g_scale_at)
     // The B tile's chunk stride (the descriptors' LBO): 16 NR bytes (kernels/nv/wgmma_layout_sm90a.h
@@ -746,8 +765,13 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
             // k-step st's two core matrices along K: chunks 2 st and 2 st + 1, a_cs bytes apart.
             const u64 desc = r4wg::smem_desc(a_stage + 2 * st * a_cs, a_cs,
                                              r4::wgmma_layout::sbo_bytes());
+#if R4G_PSTEP
+            // Each k32 step (one 32-K exponent block) into a partial of its own, afresh.
+            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][st], a[p][st], desc, 0);
+#else
             // The stage is one 128-K group: its first k-step starts the group's partial afresh.
-            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p], a[p][st], desc, st > 0 ? 1 : 0);
+            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][0], a[p][st], desc, st > 0 ? 1 : 0);
+#endif
           }
         r4wg::wgmma_commit();
       };
@@ -759,15 +783,37 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
-          for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[p][i]);
+          for (int q = 0; q < R4G_NPART; ++q)
+#pragma unroll
+            for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[p][q][i]);
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p) {
           const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
+#if R4G_PSTEP
+          // mx_sm89 exponents: 32 bytes per 64-K block b, dword g holding (row g, s' 0), (row g,
+          // s' 1), (row g + 8, s' 0), (row g + 8, s' 1); k-step st = 2 b + s'. Test-only
+          // R4_BROKEN_SCALE=1 takes the other 32-K block's exponents (the GPU test's broken
+          // kernel).
+#pragma unroll
+          for (int b = 0; b < 2; ++b) {
+            const u32 ew = r4_lds32(sc + 32 * b + 4 * g);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const int e = R4_BROKEN_SCALE ? 1 - h : h;
+              const float w0 = r4nv::e8m0_times_64((ew >> (8 * e)) & 0xFFu);
+              const float w1 = r4nv::e8m0_times_64((ew >> (16 + 8 * e)) & 0xFFu);
+#pragma unroll
+              for (int i = 0; i < R4G_NR / 2; ++i)
+                acc[p][i] = fmaf(part[p][2 * b + h][i], (i & 2) ? w1 : w0, acc[p][i]);
+            }
+          }
+#else
           const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
           const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
 #pragma unroll
           for (int i = 0; i < R4G_NR / 2; ++i)
-            acc[p][i] = fmaf(r4g_to_float(part[p][i]), (i & 2) ? w1 : w0, acc[p][i]);
+            acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), (i & 2) ? w1 : w0, acc[p][i]);
+#endif
         }
         // A proxy fence between this warp's wgmma reads of the stage (async proxy) and the release
         // that lets the producer overwrite it (cp.async or st.shared: the generic proxy). Session

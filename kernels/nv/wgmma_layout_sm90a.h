@@ -117,6 +117,42 @@ R4_WL_FN long long act_dword_offset_8(int n, int d, int M) {
   return (static_cast<long long>(d >> 5) * 8 + (p >> 2)) * M * 4 + static_cast<long long>(n) * 4 + (p & 3);
 }
 
+// The sm90a_mx order (ActOrder::sm90a_mx): what quant_act_fp8 writes for an sm90a
+// gemm_mxfp4a8fp8_nt config. Its weights keep the mx_sm89 layout (quant/layout/mx_sm89.h), whose
+// k32 step s' of a 64-K block covers the real k 32 s' .. 32 s' + 31 (one e8m0 block), lane t at
+// MMA-k 4t + j <- real k 32 s' + 8t + j and 16 + 4t + j <- 32 s' + 8t + 4 + j. In dwords of the
+// 64-K block: MMA chunk c = 2 s' + h, dword t <- real dword 8 s' + 2t + h. So the real dword
+// d = (s', t, h) (bits 3, 2-1, 0) moves to 4c + t = (s', h, t) (bits 3, 2, 1-0); chunk q of a
+// 128-K group is then the core-matrix row of (step * 2 + half) = q as in the sm90a order, and the
+// rows are chunk-major in the same way, so the producer's bulk copies are the same.
+R4_WL_FN int act_dword_mx(int d) {
+  return (d & ~7) | ((d & 1) << 2) | ((d >> 1) & 3);
+}
+R4_WL_FN int act_index_mx(int k) {
+  return 4 * act_dword_mx(k >> 2) + (k & 3);
+}
+// The B-tile byte of (row n, real k of the stage) for the mx_sm89 MMA-k map (b_offset_8's twin).
+R4_WL_FN int b_offset_mx(int n, int k, int nr) {
+  const int block = k >> 6;
+  const int kk = k & 63;
+  const int s = kk >> 5;           // k32 step within the block: one 32-K scale block
+  const int t = (kk >> 3) & 3;     // the weight lane's t
+  const int half = (kk >> 2) & 1;  // MMA k 4t + j, or 16 + 4t + j
+  const int step = block * 2 + s;
+  const int byte = 4 * t + (kk & 3);
+  return ((step * 2 + half) * (nr / 8) + (n >> 3)) * kCoreBytes + (n & 7) * 16 + byte;
+}
+R4_WL_FN long long act_offset_mx(int n, int k, int M) {
+  const int p = act_index_mx(k & 127);
+  return (static_cast<long long>(k >> 7) * 8 + (p >> 4)) * M * 16 + static_cast<long long>(n) * 16 +
+         (p & 15);
+}
+R4_WL_FN long long act_dword_offset_mx(int n, int d, int M) {
+  const int p = act_dword_mx(d & 31);
+  return (static_cast<long long>(d >> 5) * 8 + (p >> 2)) * M * 4 + static_cast<long long>(n) * 4 +
+         (p & 3);
+}
+
 }  // namespace r4::wgmma_layout
 
 #endif  // R4_KERNELS_NV_WGMMA_LAYOUT_SM90A_H

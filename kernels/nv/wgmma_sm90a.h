@@ -253,8 +253,8 @@ __device__ inline void wgmma_e4m3_n64(float (&d)[32], const u32 (&a)[4], u64 des
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
 }
 
-// The k-step for N = 16, 32, 48, 64 and the activation kind (0 f16, 1 bf16, 2 s8, 3 e4m3; ACC is
-// float or i32).
+// The k-step for N = 16, 32, 48, 64 and the activation kind (0 f16, 1 bf16, 2 s8, 3 and 4 e4m3:
+// int4 or MXFP4 weights as e4m3 bytes; ACC is float or i32).
 template <int KIND, int N, class ACC>
 __device__ inline void wgmma_step(ACC (&d)[N / 2], const u32 (&a)[4], u64 desc, int scale_d) {
   if constexpr (KIND == 0) {
@@ -267,7 +267,7 @@ __device__ inline void wgmma_step(ACC (&d)[N / 2], const u32 (&a)[4], u64 desc, 
     if constexpr (N == 32) wgmma_bf16_n32(d, a, desc, scale_d);
     if constexpr (N == 48) wgmma_bf16_n48(d, a, desc, scale_d);
     if constexpr (N == 64) wgmma_bf16_n64(d, a, desc, scale_d);
-  } else if constexpr (KIND == 3) {
+  } else if constexpr (KIND == 3 || KIND == 4) {
     if constexpr (N == 16) wgmma_e4m3_n16(d, a, desc, scale_d);
     if constexpr (N == 32) wgmma_e4m3_n32(d, a, desc, scale_d);
     if constexpr (N == 48) wgmma_e4m3_n48(d, a, desc, scale_d);

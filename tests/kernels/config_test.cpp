@@ -193,12 +193,25 @@ TEST(Config, Fp8ActivationGemmsRunOnSm89AndUp) {
     EXPECT_EQ(count_gen(sp, kGenLdg), count_gen(w4a8, kGenLdg));
     EXPECT_EQ(count_gen(sp, kGenMmaSync), 0u);  // no mma.sync-ring body
     // Every one-byte sm90a config bulk-copies its activations from the sm90a order (act_order;
-    // session 33), with no staging ring, so gemm_w4a8fp8_nt has exactly gemm_w4a8_nt's tuples.
+    // session 33), with no staging ring, so gemm_w4a8fp8_nt has exactly gemm_w4a8_nt's tuples;
+    // gemm_mxfp4a8fp8_nt's (four partials per accumulator) those with at most 3 (WV 8) or 4
+    // (WV 4) accumulator tiles of 16 x 64 (MB x NPW), from the sm90a_mx order, and a stream-K
+    // tuple of one consumer warpgroup at MB 4 (NT 0 and 1).
+    const bool mx = id == KernelId::gemm_mxfp4a8fp8_nt;
+    const auto fits_mx = [](const Config& c) { return c.mb * c.npw <= (c.wv == 8 ? 3 : 4); };
     EXPECT_EQ(count_gen(sp, kGenSm90a),
-              id == KernelId::gemm_w4a8fp8_nt ? count_gen(w4a8, kGenSm90a) : 0u);
+              static_cast<std::size_t>(std::count_if(
+                  w4a8.begin(), w4a8.end(),
+                  [&](const Config& c) { return c.gen == kGenSm90a && (!mx || fits_mx(c)); })) +
+                  (mx ? 2u : 0u));
+    EXPECT_EQ(is_valid(id, Config{4, kSm90aStreamK, 4, 1, 0, kGenSm90a, 4}, sm90), mx);
+    EXPECT_GT(count_gen(sp, kGenSm90a), 0u);
     for (const Config& c : sp) {
       if (c.gen == kGenSm90a) {
-        EXPECT_EQ(act_order(id, c), ActOrder::sm90a);
+        EXPECT_EQ(act_order(id, c), mx ? ActOrder::sm90a_mx : ActOrder::sm90a);
+        if (mx) {
+          EXPECT_TRUE(fits_mx(c)) << to_string(c);
+        }
       }
     }
     EXPECT_EQ(config_space(id, sm89).size(), count_gen(w4a8, kGenLdg));  // no wgmma on 8.9

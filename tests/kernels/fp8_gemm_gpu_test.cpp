@@ -78,12 +78,18 @@ TEST(Fp8GemmGpu, MatchesCpuReferenceAndBrokenKernelsFail) {
   gpu::DeviceBuffer ws(*ctx, 4u << 20);
   ctx->memset8(ws.get(), 0, 4u << 20, *stream);
 
-  // ldg configs (both kernels) and sm90a ones (gemm_w4a8fp8_nt on 9.x; is_valid filters). The
-  // sm90a generation has no R4_BROKEN_SCALE variant: its broken-kernel check is skipped.
-  const Config cfgs[] = {{4, 1, 1, 1, 0, kGenLdg, 4},   {2, 4, 2, 2, 1, kGenLdg, 2},
-                         {8, 2, 1, 1, 0, kGenLdg, 8},   {4, 16, 1, 2, 0, kGenLdg, 2},
-                         {4, 1, 1, 1, 0, kGenSm90a, 4}, {8, 2, 2, 2, 1, kGenSm90a, 6},
-                         {4, 1, 4, 1, 0, kGenSm90a, 8}, {8, 4, 4, 2, 0, kGenSm90a, 4}};
+  // ldg configs (both kernels) and sm90a ones (on 9.x; is_valid filters: gemm_mxfp4a8fp8_nt's
+  // sm90a tuples hold fewer accumulator tiles). The sm90a generation's R4_BROKEN_SCALE exists for
+  // MXFP4 only (each k32 step takes the other 32-K block's exponents): gemm_w4a8fp8_nt's sm90a
+  // broken-kernel check is skipped.
+  const Config cfgs[] = {
+      {4, 1, 1, 1, 0, kGenLdg, 4},     {2, 4, 2, 2, 1, kGenLdg, 2},   {8, 2, 1, 1, 0, kGenLdg, 8},
+      {4, 16, 1, 2, 0, kGenLdg, 2},    {4, 1, 1, 1, 0, kGenSm90a, 4}, {8, 2, 2, 2, 1, kGenSm90a, 6},
+      {4, 1, 4, 1, 0, kGenSm90a, 8},   {8, 4, 4, 2, 0, kGenSm90a, 4}, {8, 2, 3, 1, 1, kGenSm90a, 4},
+      {8, 132, 2, 1, 0, kGenSm90a, 4}, {4, 4, 2, 2, 0, kGenSm90a, 6}};
+  const auto no_broken = [](KernelId id, const Config& c) {
+    return c.gen == kGenSm90a && id != KernelId::gemm_mxfp4a8fp8_nt;
+  };
   for (KernelId id : {KernelId::gemm_w4a8fp8_nt, KernelId::gemm_mxfp4a8fp8_nt}) {
     const Weights w =
         id == KernelId::gemm_w4a8fp8_nt ? int4_weights(N, K, rng) : mx_weights(N, K, rng);
@@ -102,10 +108,18 @@ TEST(Fp8GemmGpu, MatchesCpuReferenceAndBrokenKernelsFail) {
       ctx->copy_to_device(a.get(), abf.data(), abf.size() * 2);
       launch_quant_act_fp8(qa_mod->kernel("quant_act_fp8"), s, a.get(), aq.get(), sa.get(),
                            ActOrder::natural, *stream);
-      // The sm90a generation reads them in its own order (act_order).
-      gpu::DeviceBuffer aq_sm90a(*ctx, abf.size());
+      // The sm90a generation reads them in its own orders (act_order: sm90a_mx for MXFP4).
+      gpu::DeviceBuffer aq_sm90a(*ctx, abf.size()), aq_mx(*ctx, abf.size());
       launch_quant_act_fp8(qa_mod->kernel("quant_act_fp8"), s, a.get(), aq_sm90a.get(), sa.get(),
                            ActOrder::sm90a, *stream);
+      launch_quant_act_fp8(qa_mod->kernel("quant_act_fp8"), s, a.get(), aq_mx.get(), sa.get(),
+                           ActOrder::sm90a_mx, *stream);
+      const auto aq_for = [&](const Config& c) {
+        const ActOrder o = act_order(id, c);
+        return o == ActOrder::sm90a      ? aq_sm90a.get()
+               : o == ActOrder::sm90a_mx ? aq_mx.get()
+                                         : aq.get();
+      };
       std::vector<std::uint8_t> haq(abf.size());
       std::vector<float> hsa(static_cast<std::size_t>(m));
       stream->synchronize();
@@ -128,15 +142,14 @@ TEST(Fp8GemmGpu, MatchesCpuReferenceAndBrokenKernelsFail) {
         }
       for (const Config& c : cfgs)
         for (bool broken : {false, true}) {
-          if (!is_valid(id, c, arch, s) || (broken && c.gen == kGenSm90a)) continue;
+          if (!is_valid(id, c, arch, s) || (broken && no_broken(id, c))) continue;
           CompileOptions o;
           o.broken_scale = broken;
           auto bin = be->compile(compile_request(id, c, arch, o));
           ASSERT_TRUE(bin.ok) << bin.log;
           auto mod = ctx->load(bin.binary);
           ctx->memset8(out.get(), 0xFF, static_cast<std::size_t>(m * N) * 2, *stream);
-          launch_gemm_a8(id, mod->kernel(std::string(name(id))), c, arch, s,
-                         act_order(id, c) == ActOrder::sm90a ? aq_sm90a.get() : aq.get(), sa.get(),
+          launch_gemm_a8(id, mod->kernel(std::string(name(id))), c, arch, s, aq_for(c), sa.get(),
                          {wq.get(), wsz.get()}, out.get(), ws.get(), *stream);
           stream->synchronize();
           std::vector<std::uint16_t> h(static_cast<std::size_t>(m * N));
@@ -167,7 +180,7 @@ TEST(Fp8GemmGpu, MatchesCpuReferenceAndBrokenKernelsFail) {
     for (const Config& c : cfgs)
       for (std::int64_t m : {1, 33})
         for (bool broken : {false, true}) {
-          if (!is_valid(id, c, arch, {N, K, m}) || (broken && c.gen == kGenSm90a)) continue;
+          if (!is_valid(id, c, arch, {N, K, m}) || (broken && no_broken(id, c))) continue;
           CompileOptions o;
           o.broken_scale = broken;
           auto bin = be->compile(compile_request(id, c, arch, o));

@@ -2,8 +2,8 @@
 // references, bit for bit: every output byte and every row scale. Output poisoned first (0xAB
 // bytes, NaN scales). Rows of several magnitudes, a zero row, rows with values far below their amax
 // (e4m3 subnormals and flushes to zero) and one with ties of the rounding. The same launch geometry
-// and argument order as quant_act (kernels/family.cpp launch_quant_act). Both orders: natural, and
-// the sm90a generation's (kernels/config.hpp act_order).
+// and argument order as quant_act (kernels/family.cpp launch_quant_act). Every order: natural, and
+// the sm90a generation's two (kernels/config.hpp act_order).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,7 +23,8 @@ namespace {
 // 20488 (past them: the loop for the remainder; kernels/quant_row.h).
 // In ActOrder::sm90a (K a multiple of 128) each byte of the natural order moves to
 // wgmma_layout::act_offset_8 (rows interleaved chunk-major: the runs the sm90a producer's bulk
-// copies rely on). M = 33 is no multiple of a tile's 16 rows.
+// copies rely on), in ActOrder::sm90a_mx to act_offset_mx (both quantisers write either). M = 33 is
+// no multiple of a tile's 16 rows.
 void check_bit_exact(gpu::Backend& be, gpu::Context& ctx, gpu::Stream& stream, bool fp8,
                      std::int64_t k, ActOrder order) {
   SCOPED_TRACE(testing::Message() << (fp8 ? "quant_act_fp8" : "quant_act") << " K=" << k
@@ -49,12 +50,14 @@ void check_bit_exact(gpu::Backend& be, gpu::Context& ctx, gpu::Stream& stream, b
   else
     ref_quant_act(a, s.m, s.k, want_q8, want_sa);
   if (!fp8) std::memcpy(want_q.data(), want_q8.data(), a.size());
-  if (order == ActOrder::sm90a) {
+  if (order != ActOrder::natural) {
     const auto natural = want_q;
+    const auto at =
+        order == ActOrder::sm90a ? wgmma_layout::act_offset_8 : wgmma_layout::act_offset_mx;
     for (std::int64_t r = 0; r < s.m; ++r)
       for (std::int64_t c = 0; c < s.k; ++c)
-        want_q[static_cast<std::size_t>(wgmma_layout::act_offset_8(
-            static_cast<int>(r), static_cast<int>(c), static_cast<int>(s.m)))] =
+        want_q[static_cast<std::size_t>(
+            at(static_cast<int>(r), static_cast<int>(c), static_cast<int>(s.m)))] =
             natural[static_cast<std::size_t>(r * s.k + c)];
   }
   const auto arch = ctx.info().arch;
@@ -92,7 +95,7 @@ void check_every_k(bool fp8) {
   auto ctx = be->open(0);
   auto stream = ctx->create_stream();
   for (const std::int64_t k : {8, 4096, 5128, 16384, 20488})
-    for (const ActOrder order : {ActOrder::natural, ActOrder::sm90a})
+    for (const ActOrder order : {ActOrder::natural, ActOrder::sm90a, ActOrder::sm90a_mx})
       if (order == ActOrder::natural || k % 128 == 0)
         check_bit_exact(*be, *ctx, *stream, fp8, k, order);
 }

@@ -21,6 +21,7 @@
 #include <random>
 #include <vector>
 
+#include "quant/layout/mx_sm89.h"
 #include "quant/layout/sm80.h"
 
 namespace r4 {
@@ -28,12 +29,30 @@ namespace {
 
 namespace wl = r4::wgmma_layout;
 namespace sm80 = r4::layout::sm80;
+namespace mx = r4::layout::mx_sm89;
 
 using Placement = std::function<int(int n, int k, int nr)>;
+// A packed layout's inverse map (dword, nibble, K) -> (row, k): sm80 or mx_sm89 (same memory
+// order of (tile, block, lane, dword); the k each nibble holds differs).
+struct RowK {
+  long long n, k;
+};
+using WeightAt = std::function<RowK(long long dword, int nibble, long long K)>;
+const WeightAt kSm80At = [](long long d, int i, long long K) {
+  const auto rc = sm80::weight_at(d, i, K);
+  return RowK{rc.n, rc.k};
+};
+const WeightAt kMxAt = [](long long d, int i, long long K) {
+  const auto rc = mx::weight_at(d, i, K);
+  return RowK{rc.n, rc.k};
+};
 
 // One stage (K = 128) of one 64-row weight tile against NR activation rows. Returns the max
-// |emulated - exact| over the 64 x NR outputs.
-double emulate_stage(int elem_bytes, int nr, const Placement& place, std::uint32_t seed) {
+// |emulated - exact| over the 64 x NR outputs. With `one_block_per_step` (the mx_sm89 weights),
+// every 8-bit k32 step must also take its real k from one 32-K block: the kernel promotes each
+// step's partial by that block's exponent.
+double emulate_stage(int elem_bytes, int nr, const Placement& place, std::uint32_t seed,
+                     const WeightAt& weight_at = kSm80At, bool one_block_per_step = false) {
   constexpr int kRows = 64, kK = 128;
   const long long K = kK;  // the stage is the whole (tiny) matrix: 4 sm80 tiles x 2 blocks
   std::mt19937 rng(seed);
@@ -74,7 +93,7 @@ double emulate_stage(int elem_bytes, int nr, const Placement& place, std::uint32
         const auto nib = [&](int s, int i, int& row, int& k) {
           const long long dword =
               ((static_cast<long long>(warp) * (K / 64) + block) * 32 + lane) * 4 + s;
-          const auto rc = sm80::weight_at(dword, i, K);
+          const auto rc = weight_at(dword, i, K);
           row = static_cast<int>(rc.n);
           k = static_cast<int>(rc.k);
         };
@@ -107,6 +126,9 @@ double emulate_stage(int elem_bytes, int nr, const Placement& place, std::uint32
                 int row = 0, k = 0;
                 nib(2 * sp + (r >> 1), 2 * j + (r & 1), row, k);
                 EXPECT_EQ(row, 16 * warp + g + 8 * (r & 1));
+                if (one_block_per_step) {
+                  EXPECT_EQ(k / 32, step) << "k32 step " << step << " k " << k;
+                }
                 const int mk = 16 * (r >> 1) + 4 * t + j;
                 for (int n = 0; n < nr; ++n)
                   d[static_cast<std::size_t>(row * nr + n)] +=
@@ -144,22 +166,60 @@ TEST(WgmmaLayoutSm90a, EightBitActivationsMatchTheWeightFragments) {
 // The sm90a activation order (quant_act's ActOrder::sm90a) within a row: chunk q of a 128-K
 // group's row, put at byte 16 (q * NR + n) of the stage, puts every byte where b_offset_8 wants
 // it; and the order is a permutation of each 64-K block, its own inverse.
-TEST(WgmmaLayoutSm90a, EightBitSm90aOrderIsSixteenByteChunksIntoPlace) {
+// One 8-bit activation order: its in-row index, the B-tile placement it serves, its byte and
+// dword offsets in an M-row matrix (wgmma_layout_sm90a.h: the sm90a order of the sm80 weights and
+// the sm90a_mx order of the mx_sm89 ones).
+struct Order8 {
+  int (*index)(int k);
+  int (*b_offset)(int n, int k, int nr);
+  long long (*offset)(int n, int k, int M);
+  long long (*dword_offset)(int n, int d, int M);
+  bool self_inverse;
+};
+const Order8 kSm90aOrder{wl::act_index_8, wl::b_offset_8, wl::act_offset_8, wl::act_dword_offset_8,
+                         true};
+const Order8 kSm90aMxOrder{wl::act_index_mx, wl::b_offset_mx, wl::act_offset_mx,
+                           wl::act_dword_offset_mx, false};
+
+void chunks_into_place(const Order8& o) {
   for (int nr : {16, 32, 64})
     for (int n = 0; n < nr; ++n)
       for (int k = 0; k < 128; ++k) {
-        const int p = wl::act_index_8(k);
-        ASSERT_EQ(wl::b_offset_8(n, k, nr), 16 * ((p / 16) * nr + n) + p % 16)
+        const int p = o.index(k);
+        ASSERT_EQ(o.b_offset(n, k, nr), 16 * ((p / 16) * nr + n) + p % 16)
             << "nr " << nr << " n " << n << " k " << k;
       }
   std::vector<int> seen(128, 0);
   for (int k = 0; k < 128; ++k) {
-    const int p = wl::act_index_8(k);
+    const int p = o.index(k);
     EXPECT_EQ(p / 64, k / 64) << k;  // stays in its 64-K block
-    EXPECT_EQ(wl::act_index_8(p), k) << k;
+    EXPECT_EQ(p % 4, k % 4) << k;    // moves whole dwords
+    if (o.self_inverse) {
+      EXPECT_EQ(o.index(p), k) << k;
+    }
     ++seen[static_cast<std::size_t>(p)];
   }
   for (int p = 0; p < 128; ++p) EXPECT_EQ(seen[static_cast<std::size_t>(p)], 1) << p;
+}
+
+TEST(WgmmaLayoutSm90a, EightBitSm90aOrderIsSixteenByteChunksIntoPlace) {
+  chunks_into_place(kSm90aOrder);
+}
+
+// The mx_sm89 weights (gemm_mxfp4a8fp8_nt's sm90a generation): their fragments, with every k32
+// step inside one 32-K exponent block, against b_offset_mx; and its order's chunks.
+TEST(WgmmaLayoutSm90a, MxWeightsMatchTheirActivationsOneBlockPerStep) {
+  for (int nr : {16, 32, 48, 64})
+    EXPECT_EQ(emulate_stage(1, nr, wl::b_offset_mx, 31u + static_cast<unsigned>(nr), kMxAt, true),
+              0.0)
+        << nr;
+  // The sm80 weights' own placement does not serve them, nor do theirs the sm80 ones.
+  EXPECT_GT(emulate_stage(1, 16, wl::b_offset_8, 7u, kMxAt), 0.0);
+  EXPECT_GT(emulate_stage(1, 16, wl::b_offset_mx, 8u), 0.0);
+}
+
+TEST(WgmmaLayoutSm90a, EightBitSm90aMxOrderIsSixteenByteChunksIntoPlace) {
+  chunks_into_place(kSm90aMxOrder);
 }
 
 // Across rows (act_offset_8): the matrix is a permutation of its M * K bytes, and the producer's
@@ -168,18 +228,18 @@ TEST(WgmmaLayoutSm90a, EightBitSm90aOrderIsSixteenByteChunksIntoPlace) {
 // byte 16 (M (8 g + q) + m0) to byte 16 q NR of the stage, or, when the tile holds every row
 // (m0 = 0, R = M <= NR), one run of 128 M bytes from byte 128 g M, which the consumers read with a
 // chunk stride of 16 M: the byte b_offset_8 puts at 16 (q NR + n) + c is then at 16 (q M + n) + c.
-TEST(WgmmaLayoutSm90a, EightBitSm90aOrderIsBulkCopiesIntoPlace) {
+void bulk_copies_into_place(const Order8& ord) {
   for (int M : {1, 5, 16, 33, 48, 64})
     for (int K : {128, 384}) {
       std::vector<int> seen(static_cast<std::size_t>(M * K), 0);
       for (int n = 0; n < M; ++n)
         for (int k = 0; k < K; ++k) {
-          const long long o = wl::act_offset_8(n, k, M);
+          const long long o = ord.offset(n, k, M);
           ASSERT_GE(o, 0);
           ASSERT_LT(o, static_cast<long long>(M) * K);
           ++seen[static_cast<std::size_t>(o)];
           if (k % 4 == 0) {
-            ASSERT_EQ(4 * wl::act_dword_offset_8(n, k / 4, M), o) << n << " " << k;
+            ASSERT_EQ(4 * ord.dword_offset(n, k / 4, M), o) << n << " " << k;
           }
         }
       for (std::size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "M " << M << " byte " << i;
@@ -189,8 +249,8 @@ TEST(WgmmaLayoutSm90a, EightBitSm90aOrderIsBulkCopiesIntoPlace) {
           for (int g = 0; g < K / 128; ++g)
             for (int n = 0; n < live; ++n)
               for (int kk = 0; kk < 128; ++kk) {
-                const long long src = wl::act_offset_8(m0 + n, 128 * g + kk, M);
-                const int dst = wl::b_offset_8(n, kk, nr);
+                const long long src = ord.offset(m0 + n, 128 * g + kk, M);
+                const int dst = ord.b_offset(n, kk, nr);
                 // The run of chunk q = dst / (16 nr) starts at 16 (M (8 g + q) + m0) and lands at
                 // 16 q nr: the byte's place in the run must agree in both.
                 const int q = dst / (16 * nr);
@@ -204,6 +264,13 @@ TEST(WgmmaLayoutSm90a, EightBitSm90aOrderIsBulkCopiesIntoPlace) {
         }
       }
     }
+}
+
+TEST(WgmmaLayoutSm90a, EightBitSm90aOrderIsBulkCopiesIntoPlace) {
+  bulk_copies_into_place(kSm90aOrder);
+}
+TEST(WgmmaLayoutSm90a, EightBitSm90aMxOrderIsBulkCopiesIntoPlace) {
+  bulk_copies_into_place(kSm90aMxOrder);
 }
 
 TEST(WgmmaLayoutSm90a, AWrongKMapIsCaught) {

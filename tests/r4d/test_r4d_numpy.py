@@ -144,6 +144,9 @@ def main():
     assert r4d.act_order(mb4, "w4a8fp8") == "sm90a"
     assert r4d.act_order(sm90a_cfg) == "sm90a" and r4d.act_order(sm90a_cfg, "w4a8fp8") == "sm90a"
     assert r4d.act_order(sm90a_cfg, "w4a16") == "natural"
+    # MXFP4's sm90a configs read the sm90a_mx order (its weights' k map differs).
+    assert r4d.act_order(sm90a_cfg, "mxfp4a8fp8") == "sm90a_mx"
+    assert r4d.act_order(("ldg", 4, 1, 1, 1, 0, 4), "mxfp4a8fp8") == "natural"
     assert r4d.act_order((1, 1, 1, 1, 0)) == "natural"
     assert r4d.act_order(("ldg", 4, 1, 1, 1, 0, 4)) == "natural"
     try:

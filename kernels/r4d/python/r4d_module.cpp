@@ -135,11 +135,23 @@ py::dict dict_from_table(r4d::Table t) {
   return out;
 }
 
-// order="natural" / "sm90a" -> r4d::ActOrder.
+// order="natural" / "sm90a" / "sm90a_mx" -> r4d::ActOrder, and back.
 r4d::ActOrder order_arg(const std::string& order) {
   if (order == "natural") return r4d::ActOrder::natural;
   if (order == "sm90a") return r4d::ActOrder::sm90a;
-  throw py::value_error("r4d: order must be 'natural' or 'sm90a', got '" + order + "'");
+  if (order == "sm90a_mx") return r4d::ActOrder::sm90a_mx;
+  throw py::value_error("r4d: order must be 'natural', 'sm90a' or 'sm90a_mx', got '" + order + "'");
+}
+std::string order_name(r4d::ActOrder o) {
+  switch (o) {
+    case r4d::ActOrder::sm90a:
+      return "sm90a";
+    case r4d::ActOrder::sm90a_mx:
+      return "sm90a_mx";
+    case r4d::ActOrder::natural:
+      break;
+  }
+  return "natural";
 }
 
 // A config splatted after N as (gen name, WV, SK, MB, NPW, NT, ST): the sm90a tuple's form.
@@ -271,13 +283,11 @@ PYBIND11_MODULE(r4d, m) {
   m.def(
       "act_order",
       [](const py::tuple& cfg, const std::string& dtype) {
-        const bool sm90a =
-            r4d::act_order(dtype_arg(dtype), config_from_tuple(cfg)) == r4d::ActOrder::sm90a;
-        return std::string(sm90a ? "sm90a" : "natural");
+        return order_name(r4d::act_order(dtype_arg(dtype), config_from_tuple(cfg)));
       },
       py::arg("cfg"), py::arg("dtype") = "w4a8",
-      "The order ('natural' or 'sm90a') the dtype's GEMM with config cfg reads q in: pass it to "
-      "quant_act / quant_act_fp8 as order=.");
+      "The order ('natural', 'sm90a' or 'sm90a_mx') the dtype's GEMM with config cfg reads q in: "
+      "pass it to quant_act / quant_act_fp8 as order=.");
   m.def(
       "quant_act",
       [](ptr a, ptr q, ptr sc, int M, int K, ptr stream, std::optional<bool> pdl,

@@ -505,7 +505,9 @@ Status launch_quant(KernelId id, const void* a, void* q, void* sc, int M, int K,
   if (Status s = prepare(id, Config{}, false, M, K, 16, pdl, k, st, use_pdl); s != Status::ok)
     return s;
   if (!aligned(a, 16) || !aligned(q, 16) || !aligned(sc, 4)) return refuse(Status::bad_argument);
-  if (order == ActOrder::sm90a && K % 128 != 0) return refuse(Status::bad_argument);
+  if (order != ActOrder::natural && K % 128 != 0) return refuse(Status::bad_argument);
+  if (order != ActOrder::natural && order != ActOrder::sm90a && order != ActOrder::sm90a_mx)
+    return refuse(Status::bad_argument);
   int ord = static_cast<int>(order);
   void* args[] = {&a, &q, &sc, &M, &K, &ord};
   return enqueue(*k, *st, {static_cast<unsigned>(M), 1, 1, detail::kQuantActThreads, 0}, args,

@@ -33,10 +33,15 @@ std::optional<std::string_view> select(std::string_view op, std::int64_t m, std:
 
 // The family's rule (kernels/config.hpp), so r4d quantises in the order the tuner timed.
 ActOrder act_order(Dtype d, const Config& cfg) {
-  return r4::kernels::act_order(detail::kernel_of(d), detail::to_kernels(cfg)) ==
-                 r4::kernels::ActOrder::sm90a
-             ? ActOrder::sm90a
-             : ActOrder::natural;
+  switch (r4::kernels::act_order(detail::kernel_of(d), detail::to_kernels(cfg))) {
+    case r4::kernels::ActOrder::sm90a:
+      return ActOrder::sm90a;
+    case r4::kernels::ActOrder::sm90a_mx:
+      return ActOrder::sm90a_mx;
+    case r4::kernels::ActOrder::natural:
+      break;
+  }
+  return ActOrder::natural;
 }
 
 }  // namespace r4d

@@ -101,8 +101,10 @@ void release(int device);
 // dword 4c + t (a 4 x 4 dword transpose), and the rows are interleaved chunk-major: the 16-byte
 // chunk q of row n's 128-K group g lies at byte 16 (M (8 g + q) + n)
 // (kernels/nv/wgmma_layout_sm90a.h act_offset_8), so that the kernel bulk-copies its wgmma
-// operand tile as is. Treat it as opaque: r4d::gemm pairs them itself.
-enum class ActOrder : int { natural = 0, sm90a = 1 };
+// operand tile as is. sm90a_mx is its twin for gemm_mxfp4a8fp8_nt's sm90a configs (another dword
+// permutation within each 64-byte block, act_offset_mx: the MXFP4 layout's k map). Treat them as
+// opaque: r4d::gemm pairs them itself.
+enum class ActOrder : int { natural = 0, sm90a = 1, sm90a_mx = 2 };
 [[nodiscard]] ActOrder act_order(Dtype d, const Config& cfg);
 // quant_act with q in `order` (sm90a: K a multiple of 128).
 [[nodiscard]] Status quant_act(const void* a, void* q, void* sc, int M, int K, ActOrder order,
@@ -120,7 +122,8 @@ enum class ActOrder : int { natural = 0, sm90a = 1 };
                                         const Config& cfg, stream_t stream,
                                         Pdl pdl = Pdl::automatic);
 // q[M, K] OCP e4m3, sc[M] f32 = amax / 448 per row of A[M, K] bf16 (kernels/quant_act_fp8.cu);
-// q natural, or in `order` (as quant_act: an sm90a gemm_w4a8fp8_nt config reads ActOrder::sm90a).
+// q natural, or in `order` (as quant_act: an sm90a gemm_w4a8fp8_nt config reads ActOrder::sm90a,
+// an sm90a gemm_mxfp4a8fp8_nt config ActOrder::sm90a_mx).
 [[nodiscard]] Status quant_act_fp8(const void* a, void* q, void* sc, int M, int K, stream_t stream,
                                    Pdl pdl = Pdl::automatic);
 [[nodiscard]] Status quant_act_fp8(const void* a, void* q, void* sc, int M, int K, ActOrder order,
