@@ -142,7 +142,17 @@
 #ifndef R4_BROKEN_SCALE
 #define R4_BROKEN_SCALE 0
 #endif
-#define R4G_NPART (R4G_PSTEP ? R4G_STEPS : 1)
+// MXFP4 with two consumer warpgroups and four accumulator tiles (MB x NPW = 4): the stage's
+// wgmmas in two groups of one 64-K block each, each waited for and promoted before the next, so
+// that two partials per accumulator suffice (four spill there: 168 registers of 384 threads).
+#ifndef R4G_PHALF
+#define R4G_PHALF (R4G_PSTEP && R4_WV == 8 && R4_MB * R4_NPW >= 4)
+#endif
+#define R4G_PBLK (R4G_PHALF ? 1 : 2)  // 64-K blocks per wgmma group (one wait, one promotion)
+#define R4G_NPART (R4G_PSTEP ? 2 * R4G_PBLK : 1)
+#if R4G_PHALF && R4G_DQA
+#error "R4G_DQA (dequantise ahead) is not written for R4G_PHALF"
+#endif
 // EXPERIMENT ONLY (r4kern --one --define): R4G_LESION bit 1 skips the producer's activation
 // staging, bit 2 the consumers' dequantisation and MMAs (3: both, the bare weight ring), bit 4 the
 // epilogue (output or partial stores and the split-K reduction: the stores stay in the code behind
@@ -754,20 +764,21 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         for (int p = 0; p < R4_NPW; ++p)
           r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
       };
-      // The stage's wgmmas, committed as one group.
-      const auto mma = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4]) {
+      // The stage's wgmmas, committed as one group; under R4G_PHALF those of 64-K block blk only.
+      const auto mma = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4], int blk) {
         const r4_saddr a_stage = ring + (it % R4_ST) * R4G_STAGE + R4G_AOFF;
+        const int st0 = R4G_PHALF ? 2 * blk : 0;
         r4wg::wgmma_fence();
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
-          for (int st = 0; st < R4G_STEPS; ++st) {
+          for (int st = st0; st < st0 + (R4G_PHALF ? 2 : R4G_STEPS); ++st) {
             // k-step st's two core matrices along K: chunks 2 st and 2 st + 1, a_cs bytes apart.
             const u64 desc = r4wg::smem_desc(a_stage + 2 * st * a_cs, a_cs,
                                              r4::wgmma_layout::sbo_bytes());
 #if R4G_PSTEP
             // Each k32 step (one 32-K exponent block) into a partial of its own, afresh.
-            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][st], a[p][st], desc, 0);
+            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][st - st0], a[p][st], desc, 0);
 #else
             // The stage is one 128-K group: its first k-step starts the group's partial afresh.
             r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][0], a[p][st], desc, st > 0 ? 1 : 0);
@@ -775,9 +786,9 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           }
         r4wg::wgmma_commit();
       };
-      // After the stage's wgmmas have retired: the group's promotion, one multiply by its f32
-      // scale per accumulator (rows g, g+8), then the stage's release.
-      const auto promote_release = [&](int it) {
+      // After the stage's wgmmas (of block blk under R4G_PHALF) have retired: the group's
+      // promotion, one multiply by its f32 scale per accumulator (rows g, g+8).
+      const auto promote = [&](int it, int blk) {
         const int s = it % R4_ST;
         const r4_saddr stage = ring + s * R4G_STAGE;
 #pragma unroll
@@ -795,7 +806,8 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           // R4_BROKEN_SCALE=1 takes the other 32-K block's exponents (the GPU test's broken
           // kernel).
 #pragma unroll
-          for (int b = 0; b < 2; ++b) {
+          for (int bb = 0; bb < R4G_PBLK; ++bb) {
+            const int b = R4G_PHALF ? blk : bb;
             const u32 ew = r4_lds32(sc + 32 * b + 4 * g);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
@@ -804,7 +816,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
               const float w1 = r4nv::e8m0_times_64((ew >> (16 + 8 * e)) & 0xFFu);
 #pragma unroll
               for (int i = 0; i < R4G_NR / 2; ++i)
-                acc[p][i] = fmaf(part[p][2 * b + h][i], (i & 2) ? w1 : w0, acc[p][i]);
+                acc[p][i] = fmaf(part[p][2 * bb + h][i], (i & 2) ? w1 : w0, acc[p][i]);
             }
           }
 #else
@@ -815,6 +827,11 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
             acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), (i & 2) ? w1 : w0, acc[p][i]);
 #endif
         }
+        (void)blk;
+      };
+      // Then the stage's release.
+      const auto release = [&](int it) {
+        const int s = it % R4_ST;
         // A proxy fence between this warp's wgmma reads of the stage (async proxy) and the release
         // that lets the producer overwrite it (cp.async or st.shared: the generic proxy). Session
         // 15: the direct producer, whose copies start right after the release, failed 1,157 of
@@ -841,7 +858,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
           continue;
         }
-        mma(it, a);
+        mma(it, a, 0);
         if (it + 1 < seg_end) {
           r4wg::mbar_wait(full + 8 * ((it + 1) % R4_ST), ((it + 1) / R4_ST) & 1);
           dequant(it + 1, an);
@@ -853,7 +870,8 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           for (int st = 0; st < R4G_STEPS; ++st)
 #pragma unroll
             for (int r = 0; r < 4; ++r) r4wg::fence_operand(a[p][st][r]);
-        promote_release(it);
+        promote(it, 0);
+        release(it);
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
@@ -872,14 +890,18 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         }
         u32 a[R4_NPW][R4G_STEPS][4];
         dequant(it, a);
-        mma(it, a);
-        // Every stage waits for its own wgmmas before the promotion. Keeping two stages' groups in
-        // flight (two partials, wgmma.wait_group 1) was tried (session 14): ptxas 13.0 then warns
-        // C7514 and serialises the wgmmas, since the promotion reads accumulator registers between
-        // a wgmma's issue and the wait that retires it. The overlap comes from a second consumer
-        // warpgroup, from other blocks on the SM, or from dequantising ahead (R4G_DQA).
-        r4wg::wgmma_wait<0>();
-        promote_release(it);
+#pragma unroll
+        for (int blk = 0; blk < 2; blk += R4G_PBLK) {
+          mma(it, a, blk);
+          // Every stage waits for its own wgmmas before the promotion. Keeping two stages' groups
+          // in flight (two partials, wgmma.wait_group 1) was tried (session 14): ptxas 13.0 then
+          // warns C7514 and serialises the wgmmas, since the promotion reads accumulator registers
+          // between a wgmma's issue and the wait that retires it. The overlap comes from a second
+          // consumer warpgroup, from other blocks on the SM, or from dequantising ahead (R4G_DQA).
+          r4wg::wgmma_wait<0>();
+          promote(it, blk);
+        }
+        release(it);
       }
 #endif
 #if !R4G_SKS

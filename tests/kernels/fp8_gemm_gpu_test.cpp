@@ -79,14 +79,16 @@ TEST(Fp8GemmGpu, MatchesCpuReferenceAndBrokenKernelsFail) {
   ctx->memset8(ws.get(), 0, 4u << 20, *stream);
 
   // ldg configs (both kernels) and sm90a ones (on 9.x; is_valid filters: gemm_mxfp4a8fp8_nt's
-  // sm90a tuples hold fewer accumulator tiles). The sm90a generation's R4_BROKEN_SCALE exists for
+  // sm90a tuples hold fewer accumulator tiles, and with two consumer warpgroups at four tiles issue
+  // a stage's wgmmas in two halves: R4G_PHALF). The sm90a generation's R4_BROKEN_SCALE exists for
   // MXFP4 only (each k32 step takes the other 32-K block's exponents): gemm_w4a8fp8_nt's sm90a
   // broken-kernel check is skipped.
   const Config cfgs[] = {
       {4, 1, 1, 1, 0, kGenLdg, 4},     {2, 4, 2, 2, 1, kGenLdg, 2},   {8, 2, 1, 1, 0, kGenLdg, 8},
       {4, 16, 1, 2, 0, kGenLdg, 2},    {4, 1, 1, 1, 0, kGenSm90a, 4}, {8, 2, 2, 2, 1, kGenSm90a, 6},
       {4, 1, 4, 1, 0, kGenSm90a, 8},   {8, 4, 4, 2, 0, kGenSm90a, 4}, {8, 2, 3, 1, 1, kGenSm90a, 4},
-      {8, 132, 2, 1, 0, kGenSm90a, 4}, {4, 4, 2, 2, 0, kGenSm90a, 6}};
+      {8, 132, 2, 1, 0, kGenSm90a, 4}, {4, 4, 2, 2, 0, kGenSm90a, 6}, {8, 2, 4, 1, 1, kGenSm90a, 4},
+      {8, 132, 4, 1, 1, kGenSm90a, 4}, {8, 1, 2, 2, 0, kGenSm90a, 8}};
   const auto no_broken = [](KernelId id, const Config& c) {
     return c.gen == kGenSm90a && id != KernelId::gemm_mxfp4a8fp8_nt;
   };

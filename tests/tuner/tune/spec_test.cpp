@@ -54,6 +54,11 @@ TEST(Spec, ShippedSpecsParse) {
       EXPECT_FALSE(sp.applies_to(gpu::Arch::from("sm_80"))) << k;
       EXPECT_FALSE(sp.applies_to(gpu::Arch::from("gfx1201"))) << k;
     }
+    // and MXFP4's ldg generation (its sm90a one won every band, session 35), where sm_89 keeps it.
+    const auto& mx = spec->space.at("gemm_mxfp4a8fp8_nt");
+    EXPECT_EQ(mx.gen, (std::vector<int>{1}));
+    EXPECT_TRUE(mx.applies_to(gpu::Arch::from("sm_90")));
+    EXPECT_FALSE(mx.applies_to(gpu::Arch::from("sm_89")));
   }
   ASSERT_TRUE(l.step);
   EXPECT_EQ(l.step->order,
