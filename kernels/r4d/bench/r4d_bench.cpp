@@ -8,7 +8,9 @@
 // (tuner/worker/device_session.cpp): quant_act of the bf16 activations, then the GEMM. A row of
 // the sm90a generation is compiled by NVRTC for sm_90a (kernels::compile_request with the row's
 // generation and ST) and launched with the sm90a geometry on both sides; r4d launches it through
-// the Config overloads, as r4d::gemm does.
+// the Config overloads, as r4d::gemm does. The fp8-activation rows (w4a8fp8, mxfp4a8fp8; sm_89+)
+// likewise after quant_act_fp8, in the order the config reads (act_order: an sm90a MXFP4 config
+// reads ActOrder::sm90a_mx).
 //
 // Why lockstep and not each graph replayed back to back: the first version of this bench did
 // that, and its times came out up to 8% below the sweep's stored medians on the small shapes
@@ -20,7 +22,7 @@
 // processes (and, for the committed tables, across device calls), so it also carries the
 // sweep's run-to-run spread (docs/TUNER.md).
 //
-// usage: r4d_bench [w4a16|w4a8|all] [rounds] [band limits, e.g. 16,64 (default: all)] [DB]
+// usage: r4d_bench [w4a16|w4a8|w4a8fp8|mxfp4a8fp8|all] [rounds] [band limits, e.g. 16,64 (default: all)] [DB]
 //        r4d_bench chain [rounds] [M list, e.g. 1,8,64] [shapes, e.g. 3072x5120,5120x2048]
 //          (a decode step through r4d::gemm, plain and with PDL: bench/chain_bench.cpp)
 // (exits 0 with a note when there is no GPU)
@@ -106,8 +108,11 @@ int main(int argc, char** argv) {
   std::printf("\n");
 
   std::vector<Row> rows;
-  for (r4d::Dtype d : {r4d::Dtype::w4a16, r4d::Dtype::w4a8})
-    if (which == "all" || which == r4d::to_string(d))
+  const bool fp8_ok = rk::has_fp8_mma(info.arch);
+  for (r4d::Dtype d : {r4d::Dtype::w4a16, r4d::Dtype::w4a8, r4d::Dtype::w4a8fp8,
+                       r4d::Dtype::mxfp4a8fp8})
+    if ((which == "all" || which == r4d::to_string(d)) &&
+        (fp8_ok || d == r4d::Dtype::w4a16 || d == r4d::Dtype::w4a8))
       for (const auto& r : r4d::table(d))
         if (bands.empty() || std::find(bands.begin(), bands.end(), r.m_limit) != bands.end())
           rows.push_back({d, r});
@@ -123,6 +128,16 @@ int main(int argc, char** argv) {
   }
   auto qa_mod = ctx->load(qa_res.binary);
   auto& qa_kern = qa_mod->kernel(std::string(rk::name(rk::KernelId::quant_act)));
+  // and quant_act_fp8 for the fp8-activation rows (sm_89+).
+  decltype(qa_mod) qa8_mod;
+  if (fp8_ok) {
+    const auto r8 = backend->compile(rk::quant_act_fp8_compile_request(info.arch));
+    if (!r8.ok) {
+      std::printf("nvrtc compile failed for quant_act_fp8\n%s\n", r8.log.c_str());
+      return 1;
+    }
+    qa8_mod = ctx->load(r8.binary);
+  }
   // The baselines the sweep samples alongside (absent where cuBLASLt is not installed).
   std::vector<std::unique_ptr<rk::Baseline>> baselines;
   for (auto kind : {rk::BaselineKind::bf16, rk::BaselineKind::fp8_block}) {
@@ -133,8 +148,13 @@ int main(int argc, char** argv) {
   for (const Row& row : rows) {
     const auto& r = row.row;
     const int m = std::min(r.m_limit, r4d::GEMM_W4_MAX_M);
-    const bool a8 = row.dtype == r4d::Dtype::w4a8;
-    const rk::KernelId id = a8 ? rk::KernelId::gemm_w4a8_nt : rk::KernelId::gemm_w4a16_nt;
+    const bool fp8 = row.dtype == r4d::Dtype::w4a8fp8 || row.dtype == r4d::Dtype::mxfp4a8fp8;
+    const bool mx = row.dtype == r4d::Dtype::mxfp4a8fp8;
+    const bool a8 = row.dtype == r4d::Dtype::w4a8 || fp8;
+    const rk::KernelId id = mx                                 ? rk::KernelId::gemm_mxfp4a8fp8_nt
+                            : row.dtype == r4d::Dtype::w4a8fp8 ? rk::KernelId::gemm_w4a8fp8_nt
+                            : row.dtype == r4d::Dtype::w4a8    ? rk::KernelId::gemm_w4a8_nt
+                                                               : rk::KernelId::gemm_w4a16_nt;
     const rk::Config kc{r.wv, r.sk, r.mb, r.npw, r.nt, r.gen, r.st};
     const r4d::Config rc{r.wv, r.sk, r.mb, r.npw, r.nt, r.gen, r.st};
     const rk::Shape shape{r.n, r.k, m};
@@ -147,7 +167,8 @@ int main(int argc, char** argv) {
     // w4a8: bf16 activations (0x3F80 = 1.0) quantised into q / sa by quant_act in the timed graph.
     std::vector<std::uint32_t> hw(wq_bytes / 4), hs(wsz_bytes / 4);
     for (auto& v : hw) v = static_cast<std::uint32_t>(rng());
-    for (auto& v : hs) v = 0xE4082000u;  // f16 scale 0.0078 low, -1032 high
+    // MXFP4: e8m0 exponent bytes 127 (2^0) in place of the int4 scale dwords.
+    for (auto& v : hs) v = mx ? 0x7F7F7F7Fu : 0xE4082000u;  // f16 scale 0.0078 low, -1032 high
     const std::size_t a_bytes = static_cast<std::size_t>(m) * r.k * 2;
     std::vector<std::uint16_t> ha(a_bytes / 2, a8 ? 0x3F80 : 0x2C00);
     std::vector<DeviceBuffer> wq, wsz, a, c, q, sa;
@@ -187,7 +208,14 @@ int main(int argc, char** argv) {
       // launches overlapped with the previous GEMM with plain ones. A decode step with PDL is
       // bench/chain_bench.cpp's.
       constexpr auto plain = r4d::Pdl::off;
-      if (a8) {
+      if (fp8) {
+        st = r4d::quant_act_fp8(p(a[i]), p(q[i]), p(sa[i]), m, r.k, r4d::act_order(row.dtype, rc),
+                                rs, plain);
+        if (st == r4d::Status::ok)
+          st = (mx ? r4d::gemm_mxfp4a8fp8_nt : r4d::gemm_w4a8fp8_nt)(
+              p(q[i]), p(sa[i]), p(wq[i]), p(wsz[i]), p(c[i]), m, r.k, r.n, rc, rs,
+              r4d::Pdl::automatic);
+      } else if (a8) {
         st = r4d::quant_act(p(a[i]), p(q[i]), p(sa[i]), m, r.k,
                             r4d::act_order(r4d::Dtype::w4a8, rc), rs, plain);
         if (st == r4d::Status::ok)
@@ -200,7 +228,12 @@ int main(int argc, char** argv) {
     };
     auto via_nvrtc = [&](int i) {
       const rk::W4Weights w{wq[i].get(), wsz[i].get()};
-      if (a8) {
+      if (fp8) {
+        rk::launch_quant_act_fp8(qa8_mod->kernel("quant_act_fp8"), shape, a[i].get(), q[i].get(),
+                                 sa[i].get(), rk::act_order(id, kc), *stream);
+        rk::launch_gemm_a8(id, kern, kc, info.arch, shape, q[i].get(), sa[i].get(), w, c[i].get(),
+                           ws.get(), *stream, rk::a8_gemm_options(info.arch));
+      } else if (a8) {
         rk::launch_quant_act(qa_kern, shape, a[i].get(), q[i].get(), sa[i].get(),
                              rk::act_order(id, kc), *stream);
         rk::launch_gemm_w4a8(kern, kc, info.arch, shape, q[i].get(), sa[i].get(), w, c[i].get(),
