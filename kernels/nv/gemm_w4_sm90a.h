@@ -407,27 +407,16 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
   // bytes per chunk: r4g_chunk_stride); else chunks pw and pw + 4 of the live rows at 16 NR bytes
   // apart. Rows past M are left as they are: they only feed output columns that are never stored.
   // Call 3 (H100) measured why: at M = 1 the 8 copies of 16 bytes per stage cost gate_up
-  // (4, 2, 1, 2, 0, 4) 21.3 -> 23.2 us. EXPERIMENT (R4G_ACT_SPLIT, default 0: the same PTX): the
-  // whole-tile run split over the four leaders, 32 M contiguous bytes each (chunks 2 pw and
-  // 2 pw + 1), landing where the one copy puts them: session 34 measured the one copy by leader 0
-  // 0.5 us slower than eight by four leaders on w4a8fp8 gate_up M = 16 (26.91 against 26.39).
-#ifndef R4G_ACT_SPLIT
-#define R4G_ACT_SPLIT 0
-#endif
+  // (4, 2, 1, 2, 0, 4) 21.3 -> 23.2 us.
   const bool whole = act_stride == 16 * rows_live;
-  const u32 abytes = (R4G_LESION & 1)              ? 0u
-                     : whole && !R4G_ACT_SPLIT      ? (pw == 0 ? 128u * rows_live : 0u)
-                                                    : 32u * rows_live;
+  const u32 abytes = (R4G_LESION & 1) ? 0u : whole ? (pw == 0 ? 128u * rows_live : 0u) : 32u * rows_live;
   const auto issue_act = [&](int it) {
     const int s = it % R4_ST;
     const char* src = src_of(it);
     if (abytes > 0) {
       const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_AOFF;
       r4wg::mbar_expect_tx(full + 8 * s, abytes);
-      if (whole && R4G_ACT_SPLIT) {
-        r4wg::bulk_copy(a_stage + 32u * rows_live * pw, src + 32 * rows_live * pw, 32u * rows_live,
-                        full + 8 * s, false);
-      } else if (whole) {
+      if (whole) {
         r4wg::bulk_copy(a_stage, src, 128u * rows_live, full + 8 * s, false);
       } else {
 #pragma unroll
