@@ -35,3 +35,8 @@ print('its order:', r4d.act_order(r4d.config_for(17408, 5120, 64, dtype='mxfp4a8
 echo "== r4d_bench w4a8fp8 (same tables)"
 timeout 120 $B/r4d_bench w4a8fp8 9 16,32,48,64 /tmp/d2.db 2>&1 | tail -28
 echo "bench rc=${PIPESTATUS[0]}"
+echo "== A/B R4G_ACT_SPLIT 0 / 1 (r4kern --one, checked then timed; two rounds each way)"
+for r in 1 2; do
+  R4_AB_CONFIGS="w4a8:4,2,1,2,0,1,4@gate_up@1 w4a8:4,2,1,2,0,1,4@gate_up@8 w4a8fp8:8,4,1,1,1,1,4@gate_up@16 w4a8:4,1,1,1,1,1,4@gate_up@16 mxfp4:4,1,1,1,0,1,4@gate_up@16 w4a8:4,4,1,1,1,1,8@down@16" \
+    R4_AB_SETS="R4G_ACT_SPLIT=1" timeout 120 bash scripts/device/ab_define.sh 2>&1 | grep -E "as a race|wrong|error"
+done

@@ -22,7 +22,8 @@
 // processes (and, for the committed tables, across device calls), so it also carries the
 // sweep's run-to-run spread (docs/TUNER.md).
 //
-// usage: r4d_bench [w4a16|w4a8|w4a8fp8|mxfp4a8fp8|all] [rounds] [band limits, e.g. 16,64 (default: all)] [DB]
+// usage: r4d_bench [w4a16|w4a8|w4a8fp8|mxfp4a8fp8|all] [rounds] [band limits, e.g. 16,64
+//          (default: all)] [DB]
 //        r4d_bench chain [rounds] [M list, e.g. 1,8,64] [shapes, e.g. 3072x5120,5120x2048]
 //          (a decode step through r4d::gemm, plain and with PDL: bench/chain_bench.cpp)
 // (exits 0 with a note when there is no GPU)
@@ -109,8 +110,8 @@ int main(int argc, char** argv) {
 
   std::vector<Row> rows;
   const bool fp8_ok = rk::has_fp8_mma(info.arch);
-  for (r4d::Dtype d : {r4d::Dtype::w4a16, r4d::Dtype::w4a8, r4d::Dtype::w4a8fp8,
-                       r4d::Dtype::mxfp4a8fp8})
+  for (r4d::Dtype d :
+       {r4d::Dtype::w4a16, r4d::Dtype::w4a8, r4d::Dtype::w4a8fp8, r4d::Dtype::mxfp4a8fp8})
     if ((which == "all" || which == r4d::to_string(d)) &&
         (fp8_ok || d == r4d::Dtype::w4a16 || d == r4d::Dtype::w4a8))
       for (const auto& r : r4d::table(d))
