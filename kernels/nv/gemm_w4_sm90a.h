@@ -192,6 +192,15 @@
 // consumers' math at 3.2 us of o_proj's (4, 1, 2, 2, 1, 8) M = 64 once the staging is gone (lesion
 // 5, 8.12 us, against 7, 4.94): one consumer warpgroup per SM serialises wait, dequantise, wgmma,
 // wait, promote for every group.
+// EXPERIMENT (r4kern --one --define R4G_EARLY_REL=1; default 0): each consumer warp releases a
+// stage as soon as the wgmmas that read it have retired, before the promotion, which reads only
+// registers and the scale ring (whose entry of stage j is overwritten only after stage j + 1's
+// release: the scale-chunk note above). The producer's refill of the slot then starts a promotion
+// earlier (MXFP4 at MB 1: 4 partials x 8 FMAs and 8 exponent decodes per stage). Only where the
+// scales are outside the stages (R4G_SCHUNK) and not under R4G_DQA.
+#ifndef R4G_EARLY_REL
+#define R4G_EARLY_REL 0
+#endif
 #ifndef R4G_DQA
 #define R4G_DQA 0
 #endif
@@ -951,9 +960,21 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           // between a wgmma's issue and the wait that retires it. The overlap comes from a second
           // consumer warpgroup, from other blocks on the SM, or from dequantising ahead (R4G_DQA).
           r4wg::wgmma_wait<0>();
+#if R4G_EARLY_REL && R4G_SCHUNK
+          if (blk + R4G_PBLK >= 2) {  // the stage's last wgmmas have retired
+            const int se0 = se;       // release() advances the scale-ring entry promote() reads
+            release(it);
+            se = se0;
+            promote(it, blk);
+            se = se0 + 1 == R4G_SR ? 0 : se0 + 1;
+            continue;
+          }
+#endif
           promote(it, blk);
         }
+#if !(R4G_EARLY_REL && R4G_SCHUNK)
         release(it);
+#endif
       }
 #endif
 #if !R4G_SKS
