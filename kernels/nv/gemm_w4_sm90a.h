@@ -192,15 +192,6 @@
 // consumers' math at 3.2 us of o_proj's (4, 1, 2, 2, 1, 8) M = 64 once the staging is gone (lesion
 // 5, 8.12 us, against 7, 4.94): one consumer warpgroup per SM serialises wait, dequantise, wgmma,
 // wait, promote for every group.
-// EXPERIMENT (r4kern --one --define R4G_EARLY_REL=1; default 0): each consumer warp releases a
-// stage as soon as the wgmmas that read it have retired, before the promotion, which reads only
-// registers and the scale ring (whose entry of stage j is overwritten only after stage j + 1's
-// release: the scale-chunk note above). The producer's refill of the slot then starts a promotion
-// earlier (MXFP4 at MB 1: 4 partials x 8 FMAs and 8 exponent decodes per stage). Only where the
-// scales are outside the stages (R4G_SCHUNK) and not under R4G_DQA.
-#ifndef R4G_EARLY_REL
-#define R4G_EARLY_REL 0
-#endif
 #ifndef R4G_DQA
 #define R4G_DQA 0
 #endif
@@ -233,31 +224,6 @@
 // producer's per-stage work is on the critical path). Not the 16-bit producer (w4a16
 // (8, 2, 2, 1, 1, 6) went from 80 to 93 registers, lost its second block per SM and ran 75 -> 98 us).
 #define R4G_PFAST (R4G_BULKA && !R4G_SKS)
-// EXPERIMENT (r4kern --one --define R4G_WGRP=2 or 4; default 1, the old layout and PTX): each weight
-// copy carries R4G_WGRP consecutive groups of a 16-row tile (contiguous in the sm80 / mx_sm89
-// layouts: a tile's blocks follow each other) instead of one 1 KiB group. The ring's weight bytes
-// are then slot-major (slot s' of stages 0..ST-1 adjacent), so that the copy of stages
-// a .. a + R4G_WGRP - 1 is one run; it counts on stage a's "full" transaction, which the consumers
-// wait for before stage a + 1 (in order), and the producer issues it once the group's last stage
-// is released (which implies the earlier ones: every consumer warp releases in order). Why: the
-// ring's rate follows its number of bulk copies (session 25: gate_up's bare ring 22.74 -> 18.16 us
-// without the per-stage scale copies; session 26's scale chunks); at M <= 16 the sm90a kernels are
-// bound by their stream (session 33's lesions). Where the scale chunks are on (the scales are then
-// outside the stages) and not under stream-K (whose ranges cross N tiles); R4_ST a multiple of it.
-#ifndef R4G_WGRP
-#define R4G_WGRP 1
-#endif
-#define R4G_WG (R4G_PFAST && R4G_SCHUNK && R4G_WGRP > 1 && R4_ST % R4G_WGRP == 0 ? R4G_WGRP : 1)
-
-// Where slot `slot`'s weight bytes of stage s lie, and the stage's activations (B tile).
-__device__ inline r4_saddr r4g_wslot(r4_saddr ring, int s, int slot) {
-  if (R4G_WG > 1) return ring + (slot * R4_ST + s) * R4G_WBYTES;
-  return ring + s * R4G_STAGE + slot * R4G_WBYTES;
-}
-__device__ inline r4_saddr r4g_aslot(r4_saddr ring, int s) {
-  if (R4G_WG > 1) return ring + R4G_SLOTS * R4_ST * R4G_WBYTES + s * R4G_ABYTES;
-  return ring + s * R4G_STAGE + R4G_AOFF;
-}
 
 __device__ inline void r4g_st32(r4_saddr a, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
@@ -367,19 +333,12 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
     const int s = it % R4_ST;
     const r4_saddr stage = ring + s * R4G_STAGE;
     const int sn = r4g_scale_groups(it, iters);
-#if R4G_WG > 1
-    // R4G_WG groups per copy from a multiple of it (the scale chunks' stages are such multiples).
-    if (it % R4G_WG != 0) return;
-    const int nw = min(R4G_WG, iters - it);
-#else
-    const int nw = 1;
-#endif
-    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (nw * R4G_WBYTES + sn * R4G_SBYTES));
+    r4wg::mbar_expect_tx(full + 8 * s, R4G_TPC * (R4G_WBYTES + sn * R4G_SBYTES));
 #pragma unroll
     for (int i = 0; i < R4G_TPC; ++i) {
       const int slot = pw * R4G_TPC + i;
-      r4wg::bulk_copy_pol(r4g_wslot(ring, s, slot), wsrc[i] + it * 64, nw * R4G_WBYTES,
-                          full + 8 * s, R4_NT != 0, pol);
+      r4wg::bulk_copy_pol(stage + slot * R4G_WBYTES, wsrc[i] + it * 64, R4G_WBYTES, full + 8 * s,
+                          R4_NT != 0, pol);
       if (sn > 0)
         r4wg::bulk_copy_pol(r4g_scale_at(ring, stage, slot, it % R4G_SR), ssrc[i] + it * 16,
                             sn * R4G_SBYTES, full + 8 * s, R4_NT != 0, pol);
@@ -455,7 +414,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
     const int s = it % R4_ST;
     const char* src = src_of(it);
     if (abytes > 0) {
-      const r4_saddr a_stage = r4g_aslot(ring, s);
+      const r4_saddr a_stage = ring + s * R4G_STAGE + R4G_AOFF;
       r4wg::mbar_expect_tx(full + 8 * s, abytes);
       if (whole) {
         r4wg::bulk_copy(a_stage, src, 128u * rows_live, full + 8 * s, false);
@@ -471,21 +430,11 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
     r4wg::mbar_arrive(full + 8 * s);
   };
   for (int it = 0; it < iters; ++it) {
-#if R4G_WG > 1
-    // A weight copy of stages it .. il waits for the release of il's previous round (it implies
-    // the earlier stages'); the activations of the other stages of the run go in after it.
-    if (it >= R4_ST && it % R4G_WG == 0) {
-      const int il = min(it + R4G_WG, iters) - 1;
-      r4wg::mbar_wait(empty + 8 * (il % R4_ST), ((il / R4_ST) & 1) ^ 1);
-      issue(it);
-    }
-#else
     if (it >= R4_ST) {
       const int s = it % R4_ST;
       r4wg::mbar_wait(empty + 8 * s, ((it / R4_ST) & 1) ^ 1);
       issue(it);
     }
-#endif
     issue_act(it);
   }
 #else
@@ -810,24 +759,14 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #endif
       // The stage's A fragments (the lane's dequantised codes of its NPW tiles).
       const auto dequant = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4]) {
-#if R4G_WG > 1
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p)
-          r4g_dequant(r4g_wslot(ring, it % R4_ST, (wg * R4_NPW + p) * 4 + warp), lane, a[p]);
-#else
         const r4_saddr stage = ring + (it % R4_ST) * R4G_STAGE;
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p)
           r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
-#endif
       };
       // The stage's wgmmas, committed as one group; under R4G_PHALF those of 64-K block blk only.
       const auto mma = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4], int blk) {
-#if R4G_WG > 1
-        const r4_saddr a_stage = r4g_aslot(ring, it % R4_ST);
-#else
         const r4_saddr a_stage = ring + (it % R4_ST) * R4G_STAGE + R4G_AOFF;
-#endif
         const int st0 = R4G_PHALF ? 2 * blk : 0;
         r4wg::wgmma_fence();
 #pragma unroll
@@ -960,21 +899,9 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           // between a wgmma's issue and the wait that retires it. The overlap comes from a second
           // consumer warpgroup, from other blocks on the SM, or from dequantising ahead (R4G_DQA).
           r4wg::wgmma_wait<0>();
-#if R4G_EARLY_REL && R4G_SCHUNK
-          if (blk + R4G_PBLK >= 2) {  // the stage's last wgmmas have retired
-            const int se0 = se;       // release() advances the scale-ring entry promote() reads
-            release(it);
-            se = se0;
-            promote(it, blk);
-            se = se0 + 1 == R4G_SR ? 0 : se0 + 1;
-            continue;
-          }
-#endif
           promote(it, blk);
         }
-#if !(R4G_EARLY_REL && R4G_SCHUNK)
         release(it);
-#endif
       }
 #endif
 #if !R4G_SKS
