@@ -161,7 +161,10 @@
 // exits: what the launch itself costs). Bits 4 and 8 are for the "fixed part" of session 24 (a
 // 64 x 256 tile spends 6-11 us that do not scale with K: docs/PERF.md). The results are wrong, the
 // time says what each stage costs (METHOD.md: time variants that leave one stage out; r4kern times
-// a lesion unchecked and labels it so).
+// a lesion unchecked and labels it so). Finer lesions of the consumers' math (session 36): bit 16
+// leaves out the wgmmas and their wait (the dequantised registers are pinned, the promotion still
+// runs on the partials), bit 32 the dequantisation (the loaded weight words go to the wgmmas as
+// they are), bit 64 the promotion.
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
@@ -889,10 +892,42 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           continue;
         }
         u32 a[R4_NPW][R4G_STEPS][4];
-        dequant(it, a);
+        if (R4G_LESION & 32) {
+#pragma unroll
+          for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+            for (int b = 0; b < 2; ++b) {
+              const u32x4 wv = r4_lds16(ring + (it % R4_ST) * R4G_STAGE +
+                                        ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES + b * 512 +
+                                        lane * 16);
+#pragma unroll
+              for (int q = 0; q < R4G_STEPS / 2; ++q) {
+                a[p][b * (R4G_STEPS / 2) + q][0] = wv.x;
+                a[p][b * (R4G_STEPS / 2) + q][1] = wv.y;
+                a[p][b * (R4G_STEPS / 2) + q][2] = wv.z;
+                a[p][b * (R4G_STEPS / 2) + q][3] = wv.w;
+              }
+            }
+        } else {
+          dequant(it, a);
+        }
 #pragma unroll
         for (int blk = 0; blk < 2; blk += R4G_PBLK) {
+          if (R4G_LESION & 16) {
+#pragma unroll
+            for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+              for (int st = 0; st < R4G_STEPS; ++st)
+#pragma unroll
+                for (int r = 0; r < 4; ++r) r4wg::fence_operand(a[p][st][r]);
+            if (!(R4G_LESION & 64)) promote(it, blk);
+            continue;
+          }
           mma(it, a, blk);
+          if (R4G_LESION & 64) {
+            r4wg::wgmma_wait<0>();
+            continue;
+          }
           // Every stage waits for its own wgmmas before the promotion. Keeping two stages' groups
           // in flight (two partials, wgmma.wait_group 1) was tried (session 14): ptxas 13.0 then
           // warns C7514 and serialises the wgmmas, since the promotion reads accumulator registers
