@@ -195,6 +195,15 @@
 // consumers' math at 3.2 us of o_proj's (4, 1, 2, 2, 1, 8) M = 64 once the staging is gone (lesion
 // 5, 8.12 us, against 7, 4.94): one consumer warpgroup per SM serialises wait, dequantise, wgmma,
 // wait, promote for every group.
+// EXPERIMENT (r4kern --one --define R4G_SC_EARLY=1; default 0): the stage's scale words loaded
+// and decoded to f32 right after its dequantisation, before its wgmmas, instead of after the wait
+// that retires them. Session 36's lesions (H100, GEMM alone): without the promotion MXFP4 gate_up
+// (4, 1, 1, 1, 1, 4) M = 1 ran 24.7 -> 17.3 us and w4a8 M = 16 20.8 -> 17.9, while without the
+// wgmmas (promotion kept) 17.5 and 17.9: the promotion costs only behind the wait, where its
+// scale loads (shared memory after the "memory" fences) and conversions are a serial chain.
+#ifndef R4G_SC_EARLY
+#define R4G_SC_EARLY 0
+#endif
 #ifndef R4G_DQA
 #define R4G_DQA 0
 #endif
@@ -791,6 +800,32 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       };
       // After the stage's wgmmas (of block blk under R4G_PHALF) have retired: the group's
       // promotion, one multiply by its f32 scale per accumulator (rows g, g+8).
+#if R4G_SC_EARLY
+      // The stage's scales as f32, per tile: [k-step partial][rows g, g + 8].
+      float wf[R4_NPW][R4G_PSTEP ? 4 : 1][2];
+      const auto load_scales = [&](int it) {
+        const r4_saddr stage = ring + (it % R4_ST) * R4G_STAGE;
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p) {
+          const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
+#if R4G_PSTEP
+#pragma unroll
+          for (int b = 0; b < 2; ++b) {
+            const u32 ew = r4_lds32(sc + 32 * b + 4 * g);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const int e = R4_BROKEN_SCALE ? 1 - h : h;
+              wf[p][2 * b + h][0] = r4nv::e8m0_times_64((ew >> (8 * e)) & 0xFFu);
+              wf[p][2 * b + h][1] = r4nv::e8m0_times_64((ew >> (16 + 8 * e)) & 0xFFu);
+            }
+          }
+#else
+          wf[p][0][0] = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
+          wf[p][0][1] = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
+#endif
+        }
+      };
+#endif
       const auto promote = [&](int it, int blk) {
         const int s = it % R4_ST;
         const r4_saddr stage = ring + s * R4G_STAGE;
@@ -800,6 +835,27 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           for (int q = 0; q < R4G_NPART; ++q)
 #pragma unroll
             for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[p][q][i]);
+#if R4G_SC_EARLY
+        (void)stage;
+#pragma unroll
+        for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+          for (int bb = 0; bb < R4G_PBLK; ++bb) {
+#if R4G_PSTEP
+            const int b = R4G_PHALF ? blk : bb;
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+              for (int i = 0; i < R4G_NR / 2; ++i)
+                acc[p][i] = fmaf(part[p][2 * bb + h][i], wf[p][2 * b + h][(i & 2) ? 1 : 0], acc[p][i]);
+#else
+#pragma unroll
+            for (int i = 0; i < R4G_NR / 2; ++i)
+              acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), wf[p][0][(i & 2) ? 1 : 0], acc[p][i]);
+#endif
+          }
+        if (false)
+#endif
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p) {
           const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
@@ -911,6 +967,9 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         } else {
           dequant(it, a);
         }
+#if R4G_SC_EARLY
+        load_scales(it);
+#endif
 #pragma unroll
         for (int blk = 0; blk < 2; blk += R4G_PBLK) {
           if (R4G_LESION & 16) {
