@@ -838,22 +838,23 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #if R4G_SC_EARLY
         (void)stage;
 #pragma unroll
-        for (int p = 0; p < R4_NPW; ++p)
+        for (int p = 0; p < R4_NPW; ++p) {
+#if R4G_PSTEP
 #pragma unroll
           for (int bb = 0; bb < R4G_PBLK; ++bb) {
-#if R4G_PSTEP
             const int b = R4G_PHALF ? blk : bb;
 #pragma unroll
             for (int h = 0; h < 2; ++h)
 #pragma unroll
               for (int i = 0; i < R4G_NR / 2; ++i)
                 acc[p][i] = fmaf(part[p][2 * bb + h][i], wf[p][2 * b + h][(i & 2) ? 1 : 0], acc[p][i]);
+          }
 #else
 #pragma unroll
-            for (int i = 0; i < R4G_NR / 2; ++i)
-              acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), wf[p][0][(i & 2) ? 1 : 0], acc[p][i]);
+          for (int i = 0; i < R4G_NR / 2; ++i)
+            acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), wf[p][0][(i & 2) ? 1 : 0], acc[p][i]);
 #endif
-          }
+        }
         if (false)
 #endif
 #pragma unroll
