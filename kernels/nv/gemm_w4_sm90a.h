@@ -195,17 +195,26 @@
 // consumers' math at 3.2 us of o_proj's (4, 1, 2, 2, 1, 8) M = 64 once the staging is gone (lesion
 // 5, 8.12 us, against 7, 4.94): one consumer warpgroup per SM serialises wait, dequantise, wgmma,
 // wait, promote for every group.
-// EXPERIMENT (r4kern --one --define R4G_SC_EARLY=1; default 0): the stage's scale words loaded
-// and decoded to f32 right after its dequantisation, before its wgmmas, instead of after the wait
-// that retires them. Session 36's lesions (H100, GEMM alone): without the promotion MXFP4 gate_up
-// (4, 1, 1, 1, 1, 4) M = 1 ran 24.7 -> 17.3 us and w4a8 M = 16 20.8 -> 17.9, while without the
-// wgmmas (promotion kept) 17.5 and 17.9: the promotion costs only behind the wait, where its
-// scale loads (shared memory after the "memory" fences) and conversions are a serial chain.
-#ifndef R4G_SC_EARLY
-#define R4G_SC_EARLY 0
-#endif
 #ifndef R4G_DQA
 #define R4G_DQA 0
+#endif
+// The stage's scale words loaded and decoded to f32 right after its dequantisation, before its
+// wgmmas (1), instead of after the wait that retires them (0, as before). Session 36's lesions
+// (H100, GEMM alone): without the promotion MXFP4 gate_up (4, 1, 1, 1, 1, 4) M = 1 ran 24.7 ->
+// 17.3 us and w4a8 M = 16 20.8 -> 17.9, while without the wgmmas (promotion kept) 17.5 and 17.9:
+// the promotion costs behind the wait, where its scale loads (shared memory, after the "memory"
+// fences) and conversions start a serial chain. A/B (calls 7-8, two rounds each, GEMM alone):
+// 0.5-5.5% less on 14 of 19 one-byte configs (w4a8fp8 (8, 1, 2, 1, 1, 8) o_proj M = 64 9.97 ->
+// 9.42 us, MXFP4 (4, 1, 4, 1, 1, 4) 8.60 -> 8.33), the rest within +-0.5%, except MXFP4's two-
+// warpgroup halves (R4G_PHALF: (8, 132, 4, 1, 1, 4) gate_up M = 64 35.3 -> 36.4), which keep 0,
+// as do two warpgroups of 8 accumulator tiles (at the 168-register cap (8, 1, 4, 2, 1, 4) spilled
+// 8 B with it, nvcc 13.0). Not measured for the 16-bit kinds (0), nor written for R4G_DQA.
+#ifndef R4G_SC_EARLY
+#define R4G_SC_EARLY \
+  (R4G_EB == 1 && !R4G_PHALF && !R4G_DQA && !(R4_WV == 8 && R4_MB * R4_NPW >= 8))
+#endif
+#if R4G_SC_EARLY && R4G_DQA
+#error "R4G_SC_EARLY is not written for R4G_DQA (its loop does not load the scales early)"
 #endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
