@@ -204,8 +204,8 @@
 // 17.3 us and w4a8 M = 16 20.8 -> 17.9, while without the wgmmas (promotion kept) 17.5 and 17.9:
 // the promotion costs behind the wait, where its scale loads (shared memory, after the "memory"
 // fences) and conversions start a serial chain. A/B (calls 7-8, two rounds each, GEMM alone):
-// 0.5-5.5% less on 14 of 19 one-byte configs (w4a8fp8 (8, 1, 2, 1, 1, 8) o_proj M = 64 9.97 ->
-// 9.42 us, MXFP4 (4, 1, 4, 1, 1, 4) 8.60 -> 8.33), the rest within +-0.5%, except MXFP4's two-
+// 0.5-5.6% less on 13 of 20 one-byte configs (w4a8fp8 (8, 1, 2, 1, 1, 8) o_proj M = 64 9.97 ->
+// 9.42 us, MXFP4 (4, 1, 4, 1, 1, 4) 8.60 -> 8.33), six within +-0.6%, slower only MXFP4's two-
 // warpgroup halves (R4G_PHALF: (8, 132, 4, 1, 1, 4) gate_up M = 64 35.3 -> 36.4), which keep 0,
 // as do two warpgroups of 8 accumulator tiles (at the 168-register cap (8, 1, 4, 2, 1, 4) spilled
 // 8 B with it, nvcc 13.0). Not measured for the 16-bit kinds (0), nor written for R4G_DQA.
