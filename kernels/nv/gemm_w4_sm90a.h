@@ -216,16 +216,6 @@
 #if R4G_SC_EARLY && R4G_DQA
 #error "R4G_SC_EARLY is not written for R4G_DQA (its loop does not load the scales early)"
 #endif
-// EXPERIMENT (r4kern --one --define R4G_PPIPE=1; default 0): the promotion one stage late. Stage
-// it's wgmmas go into one of two partial sets; while they run, stage it - 1's partials (the other
-// set, retired at the previous wait) are promoted with the scales loaded with them; then the wait.
-// Session 36's lesions: the promotion behind its own stage's wait is what makes the consumers
-// cost 3-9 us at M <= 16 (each part alone < 1 us). Where R4G_SC_EARLY is on, outside stream-K,
-// and for at most 4 partial tiles (two sets must fit the registers).
-#ifndef R4G_PPIPE
-#define R4G_PPIPE 0
-#endif
-#define R4G_PP (R4G_PPIPE && R4G_SC_EARLY && !R4G_SKS && R4G_NPART * R4_MB * R4_NPW <= 4)
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
 #endif
@@ -957,86 +947,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           for (int st = 0; st < R4G_STEPS; ++st)
 #pragma unroll
             for (int r = 0; r < 4; ++r) a[p][st][r] = an[p][st][r];
-      }
-#elif R4G_PP
-      // The promotion one stage late (R4G_PPIPE, above): two partial sets and two scale sets,
-      // the loop unrolled by two so that every set index is static.
-      r4g_part part_b[R4_NPW][R4G_NPART][R4G_NR / 2];
-      float wf_a[R4_NPW][R4G_PSTEP ? 4 : 1][2], wf_b[R4_NPW][R4G_PSTEP ? 4 : 1][2];
-      typedef r4g_part PartSet[R4_NPW][R4G_NPART][R4G_NR / 2];
-      typedef float ScaleSet[R4_NPW][R4G_PSTEP ? 4 : 1][2];
-      const auto promote_set = [&](PartSet& P, ScaleSet& W) {
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-          for (int q = 0; q < R4G_NPART; ++q)
-#pragma unroll
-            for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(P[p][q][i]);
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-          for (int q = 0; q < R4G_NPART; ++q)
-#pragma unroll
-            for (int i = 0; i < R4G_NR / 2; ++i)
-              acc[p][i] = fmaf(r4g_to_float(P[p][q][i]), W[p][q][(i & 2) ? 1 : 0], acc[p][i]);
-      };
-      // Stage it into (P, W); then the previous stage's (Q, V) promoted while its wgmmas run.
-      const auto pp_stage = [&](int it, PartSet& P, ScaleSet& W, PartSet& Q, ScaleSet& V) {
-        r4wg::mbar_wait(full + 8 * (it % R4_ST), (it / R4_ST) & 1);
-        u32 a[R4_NPW][R4G_STEPS][4];
-        dequant(it, a);
-        load_scales(it);
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-          for (int q = 0; q < (R4G_PSTEP ? 4 : 1); ++q) {
-            W[p][q][0] = wf[p][q][0];
-            W[p][q][1] = wf[p][q][1];
-          }
-        const r4_saddr a_stage = ring + (it % R4_ST) * R4G_STAGE + R4G_AOFF;
-        r4wg::wgmma_fence();
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-          for (int st = 0; st < R4G_STEPS; ++st) {
-            const u64 desc = r4wg::smem_desc(a_stage + 2 * st * a_cs, a_cs,
-                                             r4::wgmma_layout::sbo_bytes());
-#if R4G_PSTEP
-            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(P[p][st], a[p][st], desc, 0);
-#else
-            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(P[p][0], a[p][st], desc, st > 0 ? 1 : 0);
-#endif
-          }
-        r4wg::wgmma_commit();
-        promote_set(Q, V);  // no branch between issue and wait (ptxas C7518 serialises them)
-        r4wg::wgmma_wait<0>();
-        release(it);
-      };
-      (void)mma;
-      (void)promote;
-      // The first stage promotes the zeroed second set with zero scales.
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-        for (int q = 0; q < (R4G_PSTEP ? 4 : 1); ++q) wf_b[p][q][0] = wf_b[p][q][1] = 0.0f;
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-        for (int q = 0; q < R4G_NPART; ++q)
-#pragma unroll
-          for (int i = 0; i < R4G_NR / 2; ++i) part_b[p][q][i] = 0;
-      for (int it = seg_first; it < seg_end; it += 2) {
-        // A no-op at run time (the previous stage waited for everything), but without it ptxas
-        // does not see across the back edge that part_b's wgmmas have retired, and injects a
-        // wait before the first half's promotion (C7517), after that half's wgmmas are issued.
-        r4wg::wgmma_wait<0>();
-        pp_stage(it, part, wf_a, part_b, wf_b);
-        if (it + 1 == seg_end) {
-          promote_set(part, wf_a);
-          break;
-        }
-        pp_stage(it + 1, part_b, wf_b, part, wf_a);
-        if (it + 2 == seg_end) promote_set(part_b, wf_b);
       }
 #else
       for (int it = seg_first; it < seg_end; ++it) {
