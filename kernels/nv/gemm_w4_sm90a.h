@@ -516,6 +516,16 @@ __device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS]
   }
 }
 
+// Pins a stage's A fragments (the registers an in-flight wgmma reads, or that a lesion keeps).
+__device__ inline void r4g_pin(u32 (&a)[R4_NPW][R4G_STEPS][4]) {
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p)
+#pragma unroll
+    for (int st = 0; st < R4G_STEPS; ++st)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) r4wg::fence_operand(a[p][st][r]);
+}
+
 // The group's partial accumulator: int32 for int8 activations (exact), f32 for 16-bit ones
 // (products of codes and activations are exact in f32; the group's sum rounds as any f32 sum).
 #if R4_ACT_KIND == 4
@@ -933,12 +943,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           dequant(it + 1, an);
         }
         r4wg::wgmma_wait<0>();
-#pragma unroll
-        for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-          for (int st = 0; st < R4G_STEPS; ++st)
-#pragma unroll
-            for (int r = 0; r < 4; ++r) r4wg::fence_operand(a[p][st][r]);
+        r4g_pin(a);
         promote(it, 0);
         release(it);
 #pragma unroll
@@ -983,12 +988,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #pragma unroll
         for (int blk = 0; blk < 2; blk += R4G_PBLK) {
           if (R4G_LESION & 16) {
-#pragma unroll
-            for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-              for (int st = 0; st < R4G_STEPS; ++st)
-#pragma unroll
-                for (int r = 0; r < 4; ++r) r4wg::fence_operand(a[p][st][r]);
+            r4g_pin(a);
             if (!(R4G_LESION & 64)) promote(it, blk);
             continue;
           }
