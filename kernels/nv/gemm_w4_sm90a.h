@@ -210,8 +210,7 @@
 // as do two warpgroups of 8 accumulator tiles (at the 168-register cap (8, 1, 4, 2, 1, 4) spilled
 // 8 B with it, nvcc 13.0). Not measured for the 16-bit kinds (0), nor written for R4G_DQA.
 #ifndef R4G_SC_EARLY
-#define R4G_SC_EARLY \
-  (R4G_EB == 1 && !R4G_PHALF && !R4G_DQA && !(R4_WV == 8 && R4_MB * R4_NPW >= 8))
+#define R4G_SC_EARLY (R4G_EB == 1 && !R4G_PHALF && !R4G_DQA && !(R4_WV == 8 && R4_MB * R4_NPW >= 8))
 #endif
 #if R4G_SC_EARLY && R4G_DQA
 #error "R4G_SC_EARLY is not written for R4G_DQA (its loop does not load the scales early)"
@@ -866,7 +865,8 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
             for (int h = 0; h < 2; ++h)
 #pragma unroll
               for (int i = 0; i < R4G_NR / 2; ++i)
-                acc[p][i] = fmaf(part[p][2 * bb + h][i], wf[p][2 * b + h][(i & 2) ? 1 : 0], acc[p][i]);
+                acc[p][i] =
+                    fmaf(part[p][2 * bb + h][i], wf[p][2 * b + h][(i & 2) ? 1 : 0], acc[p][i]);
           }
 #else
 #pragma unroll
@@ -874,8 +874,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
             acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), wf[p][0][(i & 2) ? 1 : 0], acc[p][i]);
 #endif
         }
-        if (false)
-#endif
+#else
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p) {
           const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
@@ -906,6 +905,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
             acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), (i & 2) ? w1 : w0, acc[p][i]);
 #endif
         }
+#endif
         (void)blk;
       };
       // Then the stage's release.
@@ -968,9 +968,9 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
             for (int b = 0; b < 2; ++b) {
-              const u32x4 wv = r4_lds16(ring + (it % R4_ST) * R4G_STAGE +
-                                        ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES + b * 512 +
-                                        lane * 16);
+              const u32x4 wv =
+                  r4_lds16(ring + (it % R4_ST) * R4G_STAGE +
+                           ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES + b * 512 + lane * 16);
 #pragma unroll
               for (int q = 0; q < R4G_STEPS / 2; ++q) {
                 a[p][b * (R4G_STEPS / 2) + q][0] = wv.x;
