@@ -100,6 +100,15 @@ R4_WL_FN int b_offset_8(int n, int k, int nr) {
 // 128 M bytes, copied as one and read with a chunk stride (the descriptors' LBO) of 16 M instead of
 // 16 NR. The matrix keeps M * K bytes: no padding, whatever the GEMM's tile
 // (tests/kernels/wgmma_layout_test.cpp).
+// Chunk-major across rows (both one-byte orders): byte p (0..127, already permuted) of row n in
+// 128-K group grp sits in chunk p / 16, whose M rows of 16 bytes follow the previous chunk's.
+R4_WL_FN long long chunk_major_byte(long long grp, int p, int n, int M) {
+  return (grp * 8 + (p >> 4)) * M * 16 + static_cast<long long>(n) * 16 + (p & 15);
+}
+// The same in dwords: dword p (0..31, already permuted) of row n in group grp.
+R4_WL_FN long long chunk_major_dword(long long grp, int p, int n, int M) {
+  return (grp * 8 + (p >> 2)) * M * 4 + static_cast<long long>(n) * 4 + (p & 3);
+}
 R4_WL_FN int act_dword_8(int d) {
   return (d & ~15) | ((d & 3) << 2) | ((d >> 2) & 3);
 }
@@ -109,12 +118,12 @@ R4_WL_FN int act_index_8(int k) {
 // The byte of (row n, real k) of an M-row matrix in the sm90a order.
 R4_WL_FN long long act_offset_8(int n, int k, int M) {
   const int p = act_index_8(k & 127);
-  return (static_cast<long long>(k >> 7) * 8 + (p >> 4)) * M * 16 + static_cast<long long>(n) * 16 + (p & 15);
+  return chunk_major_byte(k >> 7, p, n, M);
 }
 // The same for dword d (real k 4d .. 4d+3) of row n, in dwords.
 R4_WL_FN long long act_dword_offset_8(int n, int d, int M) {
   const int p = act_dword_8(d & 31);
-  return (static_cast<long long>(d >> 5) * 8 + (p >> 2)) * M * 4 + static_cast<long long>(n) * 4 + (p & 3);
+  return chunk_major_dword(d >> 5, p, n, M);
 }
 
 // The sm90a_mx order (ActOrder::sm90a_mx): what quant_act_fp8 writes for an sm90a
@@ -144,13 +153,11 @@ R4_WL_FN int b_offset_mx(int n, int k, int nr) {
 }
 R4_WL_FN long long act_offset_mx(int n, int k, int M) {
   const int p = act_index_mx(k & 127);
-  return (static_cast<long long>(k >> 7) * 8 + (p >> 4)) * M * 16 + static_cast<long long>(n) * 16 +
-         (p & 15);
+  return chunk_major_byte(k >> 7, p, n, M);
 }
 R4_WL_FN long long act_dword_offset_mx(int n, int d, int M) {
   const int p = act_dword_mx(d & 31);
-  return (static_cast<long long>(d >> 5) * 8 + (p >> 2)) * M * 4 + static_cast<long long>(n) * 4 +
-         (p & 3);
+  return chunk_major_dword(d >> 5, p, n, M);
 }
 
 }  // namespace r4::wgmma_layout
