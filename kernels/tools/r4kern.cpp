@@ -247,6 +247,14 @@ class Driver {
         sh = &x;
         break;
       }
+    // --shapes NxK (e.g. 16896x5120): any shape, for grid-size experiments (session 36: gate_up's
+    // 272 CTAs against 264, two per SM).
+    SeedShape custom{0, 0, args_.shapes.c_str()};
+    if (long long n = 0, k = 0; std::sscanf(args_.shapes.c_str(), "%lldx%lld", &n, &k) == 2) {
+      custom.n = n;
+      custom.k = k;
+      sh = &custom;
+    }
     const Shape s{sh->n, sh->k, args_.one_m};
     if (!v || !is_valid(v->id, c, arch_, s)) {
       fmt::print(stderr, "r4kern --one: '{}' is not a valid variant:config here\n", args_.one);
