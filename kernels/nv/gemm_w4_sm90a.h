@@ -551,6 +551,24 @@ typedef float r4g_part;
 __device__ inline float r4g_to_float(float f) { return f; }
 #endif
 
+// A tile's scales of a stage for rows g and g + 8, as the promotion multiplies them.
+#if R4G_PSTEP
+// MXFP4: k-step 2 b + h's from block b's exponent dword ew (mx_sm89: dword g holds (row g, s' 0),
+// (row g, s' 1), (row g + 8, s' 0), (row g + 8, s' 1)). Test-only R4_BROKEN_SCALE=1 takes the
+// other 32-K block's exponents (the GPU test's broken kernel).
+__device__ inline void r4g_mx_scales(u32 ew, int h, float (&w)[2]) {
+  const int e = R4_BROKEN_SCALE ? 1 - h : h;
+  w[0] = r4nv::e8m0_times_64((ew >> (8 * e)) & 0xFFu);
+  w[1] = r4nv::e8m0_times_64((ew >> (16 + 8 * e)) & 0xFFu);
+}
+#else
+// The others: the group's f16 scales from the tile's scale dwords at sc, times the code scale.
+__device__ inline void r4g_group_scales(r4_saddr sc, int g, float (&w)[2]) {
+  w[0] = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
+  w[1] = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
+}
+#endif
+
 // This thread's activation row scales for the epilogue, rows m_base + 8 i + 2 t + h: the one-byte
 // kinds' per-row scales (0 past M), loaded all at once after the PDL wait instead of two per 8-row
 // step between the output stores (session 30's lesions put 2.8-3.4 us of a 64 x 256 tile at SK 1 in
@@ -831,15 +849,10 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           for (int b = 0; b < 2; ++b) {
             const u32 ew = r4_lds32(sc + 32 * b + 4 * g);
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              const int e = R4_BROKEN_SCALE ? 1 - h : h;
-              wf[p][2 * b + h][0] = r4nv::e8m0_times_64((ew >> (8 * e)) & 0xFFu);
-              wf[p][2 * b + h][1] = r4nv::e8m0_times_64((ew >> (16 + 8 * e)) & 0xFFu);
-            }
+            for (int h = 0; h < 2; ++h) r4g_mx_scales(ew, h, wf[p][2 * b + h]);
           }
 #else
-          wf[p][0][0] = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
-          wf[p][0][1] = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
+          r4g_group_scales(sc, g, wf[p][0]);
 #endif
         }
       };
@@ -879,30 +892,26 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         for (int p = 0; p < R4_NPW; ++p) {
           const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
 #if R4G_PSTEP
-          // mx_sm89 exponents: 32 bytes per 64-K block b, dword g holding (row g, s' 0), (row g,
-          // s' 1), (row g + 8, s' 0), (row g + 8, s' 1); k-step st = 2 b + s'. Test-only
-          // R4_BROKEN_SCALE=1 takes the other 32-K block's exponents (the GPU test's broken
-          // kernel).
+          // mx_sm89 exponents: 32 bytes per 64-K block b (r4g_mx_scales); k-step st = 2 b + s'.
 #pragma unroll
           for (int bb = 0; bb < R4G_PBLK; ++bb) {
             const int b = R4G_PHALF ? blk : bb;
             const u32 ew = r4_lds32(sc + 32 * b + 4 * g);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              const int e = R4_BROKEN_SCALE ? 1 - h : h;
-              const float w0 = r4nv::e8m0_times_64((ew >> (8 * e)) & 0xFFu);
-              const float w1 = r4nv::e8m0_times_64((ew >> (16 + 8 * e)) & 0xFFu);
+              float w[2];
+              r4g_mx_scales(ew, h, w);
 #pragma unroll
               for (int i = 0; i < R4G_NR / 2; ++i)
-                acc[p][i] = fmaf(part[p][2 * bb + h][i], (i & 2) ? w1 : w0, acc[p][i]);
+                acc[p][i] = fmaf(part[p][2 * bb + h][i], (i & 2) ? w[1] : w[0], acc[p][i]);
             }
           }
 #else
-          const float w0 = r4_f16_to_f32(r4_lds32(sc + 4 * g)) * R4G_CODE_SCALE;
-          const float w1 = r4_f16_to_f32(r4_lds32(sc + 4 * (g + 8))) * R4G_CODE_SCALE;
+          float w[2];
+          r4g_group_scales(sc, g, w);
 #pragma unroll
           for (int i = 0; i < R4G_NR / 2; ++i)
-            acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), (i & 2) ? w1 : w0, acc[p][i]);
+            acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), (i & 2) ? w[1] : w[0], acc[p][i]);
 #endif
         }
 #endif
