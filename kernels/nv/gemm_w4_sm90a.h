@@ -835,7 +835,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
       };
       // The stage's wgmmas, committed as one group; under R4G_PHALF those of 64-K block blk only.
-      const auto mma = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4], int blk, r4g_parts& pt) {
+      const auto mma = [&](int it, u32(&a)[R4_NPW][R4G_STEPS][4], int blk, r4g_parts& pt) {
         const r4_saddr a_stage = ring + (it % R4_ST) * R4G_STAGE + R4G_AOFF;
         const int st0 = R4G_PHALF ? 2 * blk : 0;
         r4wg::wgmma_fence();
