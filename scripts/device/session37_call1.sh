@@ -36,6 +36,12 @@ run() {  # cfg shape m defines...
     run $cfg $shape $m
     run $cfg $shape $m R4G_PAIR=1
   done
+  for sk in 2 4; do  # more, shorter chains per SM (split-K): is the time the chains' length?
+    run mxfp4:4,$sk,1,1,1,1,4 gate_up 1
+    run mxfp4:4,$sk,1,1,1,1,4 gate_up 1 R4G_LESION=2
+    run w4a8:4,$sk,1,1,1,1,4 gate_up 16
+    run w4a8:4,$sk,1,1,1,1,4 gate_up 16 R4G_LESION=2
+  done
   run mxfp4:4,1,1,1,1,1,4 gate_up 1
   run mxfp4:4,1,1,1,1,1,4 16896x5120 1 R4G_PAIR=1
   run w4a8:4,1,1,1,1,1,4 gate_up 16
