@@ -231,7 +231,7 @@
 // 1 (the default) leaves ptxas free; an experiment that raises the registers (R4G_PAIR) sets the
 // count the grid needs in one wave (gate_up's 272 blocks: 3 per SM of 132).
 #ifndef R4G_MINB
-#define R4G_MINB 1
+#define R4G_MINB (R4_SK == 396 ? 3 : 1)  // stream-K at 3 blocks per SM (kernels/config.hpp)
 #endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
