@@ -215,23 +215,11 @@
 #if R4G_SC_EARLY && R4G_DQA
 #error "R4G_SC_EARLY is not written for R4G_DQA (its loop does not load the scales early)"
 #endif
-// Two stages per consumer iteration (experiment, default 0; r4kern --define for an A/B): both
-// stages' fragments and scales, both stages' wgmmas into two partial sets, one wait, both
-// promotions, both releases. Session 36's lesions (H100): at M <= 16 the time follows the
-// consumers' serial chain per stage (wait full, dequantise, wgmma, wait, promote, release), and
-// leaving out any one link put gate_up at its read floor; this halves the number of chains.
-// 1: stage it's wgmmas issued before stage it + 1 is dequantised; 2: both dequantised first.
-#ifndef R4G_PAIR
-#define R4G_PAIR 0
-#endif
-#if R4G_PAIR && (!R4G_SC_EARLY || R4G_PHALF || R4G_DQA || (R4G_LESION & 0x72))
-#error "R4G_PAIR is written for R4G_SC_EARLY without R4G_PHALF, R4G_DQA or math lesions"
-#endif
-// Blocks per SM that the register allocation must allow (__launch_bounds__' second argument):
-// 1 (the default) leaves ptxas free; an experiment that raises the registers (R4G_PAIR) sets the
-// count the grid needs in one wave (gate_up's 272 blocks: 3 per SM of 132).
+// Blocks per SM that the register allocation must allow (__launch_bounds__' second argument): 3
+// for stream-K at three blocks per SM (kernels/config.hpp kSm90aStreamK3; 85 registers a thread
+// at most), 1 (ptxas free up to 255) otherwise.
 #ifndef R4G_MINB
-#define R4G_MINB (R4_SK == 396 ? 3 : 1)  // stream-K at 3 blocks per SM (kernels/config.hpp)
+#define R4G_MINB (R4_SK == 396 ? 3 : 1)
 #endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
@@ -568,10 +556,6 @@ typedef float r4g_part;
 #define R4G_CODE_SCALE 1.0f
 __device__ inline float r4g_to_float(float f) { return f; }
 #endif
-// A stage's partials of the consumer's NPW tiles, and its scales as f32 (R4G_SC_EARLY: [k-step
-// partial][rows g, g + 8]).
-typedef r4g_part r4g_parts[R4_NPW][R4G_NPART][R4G_NR / 2];
-typedef float r4g_wf[R4_NPW][R4G_PSTEP ? 4 : 1][2];
 
 // A tile's scales of a stage for rows g and g + 8, as the promotion multiplies them.
 #if R4G_PSTEP
@@ -801,7 +785,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     (void)t;  // the segment ends recompute it (r4g_sk_segment)
 #endif
     float acc[R4_NPW][R4G_NR / 2];
-    r4g_parts part;
+    r4g_part part[R4_NPW][R4G_NPART][R4G_NR / 2];
 #pragma unroll
     for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
@@ -835,7 +819,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
       };
       // The stage's wgmmas, committed as one group; under R4G_PHALF those of 64-K block blk only.
-      const auto mma = [&](int it, u32(&a)[R4_NPW][R4G_STEPS][4], int blk, r4g_parts& pt) {
+      const auto mma = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4], int blk) {
         const r4_saddr a_stage = ring + (it % R4_ST) * R4G_STAGE + R4G_AOFF;
         const int st0 = R4G_PHALF ? 2 * blk : 0;
         r4wg::wgmma_fence();
@@ -848,37 +832,38 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
                                              r4::wgmma_layout::sbo_bytes());
 #if R4G_PSTEP
             // Each k32 step (one 32-K exponent block) into a partial of its own, afresh.
-            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(pt[p][st - st0], a[p][st], desc, 0);
+            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][st - st0], a[p][st], desc, 0);
 #else
             // The stage is one 128-K group: its first k-step starts the group's partial afresh.
-            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(pt[p][0], a[p][st], desc, st > 0 ? 1 : 0);
+            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][0], a[p][st], desc, st > 0 ? 1 : 0);
 #endif
           }
         r4wg::wgmma_commit();
       };
       // After the stage's wgmmas (of block blk under R4G_PHALF) have retired: the group's
       // promotion, one multiply by its f32 scale per accumulator (rows g, g+8).
-      r4g_wf wf;  // the stage's scales (R4G_SC_EARLY)
 #if R4G_SC_EARLY
-      const auto load_scales = [&](int it, int e, r4g_wf& dst) {
+      // The stage's scales as f32, per tile: [k-step partial][rows g, g + 8].
+      float wf[R4_NPW][R4G_PSTEP ? 4 : 1][2];
+      const auto load_scales = [&](int it) {
         const r4_saddr stage = ring + (it % R4_ST) * R4G_STAGE;
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p) {
-          const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, e);
+          const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
 #if R4G_PSTEP
 #pragma unroll
           for (int b = 0; b < 2; ++b) {
             const u32 ew = r4_lds32(sc + 32 * b + 4 * g);
 #pragma unroll
-            for (int h = 0; h < 2; ++h) r4g_mx_scales(ew, h, dst[p][2 * b + h]);
+            for (int h = 0; h < 2; ++h) r4g_mx_scales(ew, h, wf[p][2 * b + h]);
           }
 #else
-          r4g_group_scales(sc, g, dst[p][0]);
+          r4g_group_scales(sc, g, wf[p][0]);
 #endif
         }
       };
 #endif
-      const auto promote = [&](int it, int blk, r4g_parts& pp, const r4g_wf& sw) {
+      const auto promote = [&](int it, int blk) {
         const int s = it % R4_ST;
         const r4_saddr stage = ring + s * R4G_STAGE;
 #pragma unroll
@@ -886,9 +871,9 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #pragma unroll
           for (int q = 0; q < R4G_NPART; ++q)
 #pragma unroll
-            for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(pp[p][q][i]);
+            for (int i = 0; i < R4G_NR / 2; ++i) r4wg::fence_operand(part[p][q][i]);
 #if R4G_SC_EARLY
-        (void)stage;  // the scales came in sw
+        (void)stage;
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p) {
 #if R4G_PSTEP
@@ -900,16 +885,15 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #pragma unroll
               for (int i = 0; i < R4G_NR / 2; ++i)
                 acc[p][i] =
-                    fmaf(pp[p][2 * bb + h][i], sw[p][2 * b + h][(i & 2) ? 1 : 0], acc[p][i]);
+                    fmaf(part[p][2 * bb + h][i], wf[p][2 * b + h][(i & 2) ? 1 : 0], acc[p][i]);
           }
 #else
 #pragma unroll
           for (int i = 0; i < R4G_NR / 2; ++i)
-            acc[p][i] = fmaf(r4g_to_float(pp[p][0][i]), sw[p][0][(i & 2) ? 1 : 0], acc[p][i]);
+            acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), wf[p][0][(i & 2) ? 1 : 0], acc[p][i]);
 #endif
         }
 #else
-        (void)sw;
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p) {
           const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
@@ -925,7 +909,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
               r4g_mx_scales(ew, h, w);
 #pragma unroll
               for (int i = 0; i < R4G_NR / 2; ++i)
-                acc[p][i] = fmaf(pp[p][2 * bb + h][i], (i & 2) ? w[1] : w[0], acc[p][i]);
+                acc[p][i] = fmaf(part[p][2 * bb + h][i], (i & 2) ? w[1] : w[0], acc[p][i]);
             }
           }
 #else
@@ -933,7 +917,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           r4g_group_scales(sc, g, w);
 #pragma unroll
           for (int i = 0; i < R4G_NR / 2; ++i)
-            acc[p][i] = fmaf(r4g_to_float(pp[p][0][i]), (i & 2) ? w[1] : w[0], acc[p][i]);
+            acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), (i & 2) ? w[1] : w[0], acc[p][i]);
 #endif
         }
 #endif
@@ -968,14 +952,14 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
           continue;
         }
-        mma(it, a, 0, part);
+        mma(it, a, 0);
         if (it + 1 < seg_end) {
           r4wg::mbar_wait(full + 8 * ((it + 1) % R4_ST), ((it + 1) / R4_ST) & 1);
           dequant(it + 1, an);
         }
         r4wg::wgmma_wait<0>();
         r4g_pin(a);
-        promote(it, 0, part, wf);
+        promote(it, 0);
         release(it);
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p)
@@ -983,41 +967,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           for (int st = 0; st < R4G_STEPS; ++st)
 #pragma unroll
             for (int r = 0; r < 4; ++r) a[p][st][r] = an[p][st][r];
-      }
-#elif R4G_PAIR
-      r4g_parts part1;
-      r4g_wf wf1;
-      int it = seg_first;
-      for (; it + 1 < seg_end; it += 2) {
-        const int e1 = se + 1 == R4G_SR ? 0 : se + 1;
-        u32 a[R4_NPW][R4G_STEPS][4], a1[R4_NPW][R4G_STEPS][4];
-        r4wg::mbar_wait(full + 8 * (it % R4_ST), (it / R4_ST) & 1);
-        dequant(it, a);
-        load_scales(it, se, wf);
-        if (R4G_PAIR == 1) mma(it, a, 0, part);
-        r4wg::mbar_wait(full + 8 * ((it + 1) % R4_ST), ((it + 1) / R4_ST) & 1);
-        dequant(it + 1, a1);
-        load_scales(it + 1, e1, wf1);
-        if (R4G_PAIR == 2) mma(it, a, 0, part);
-        mma(it + 1, a1, 0, part1);
-        r4wg::wgmma_wait<0>();
-        r4g_pin(a);
-        r4g_pin(a1);
-        promote(it, 0, part, wf);
-        promote(it + 1, 0, part1, wf1);
-        release(it);
-        release(it + 1);
-      }
-      if (it < seg_end) {  // an odd stage out
-        u32 a[R4_NPW][R4G_STEPS][4];
-        r4wg::mbar_wait(full + 8 * (it % R4_ST), (it / R4_ST) & 1);
-        dequant(it, a);
-        load_scales(it, se, wf);
-        mma(it, a, 0, part);
-        r4wg::wgmma_wait<0>();
-        r4g_pin(a);
-        promote(it, 0, part, wf);
-        release(it);
       }
 #else
       for (int it = seg_first; it < seg_end; ++it) {
@@ -1049,16 +998,16 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           dequant(it, a);
         }
 #if R4G_SC_EARLY
-        load_scales(it, se, wf);
+        load_scales(it);
 #endif
 #pragma unroll
         for (int blk = 0; blk < 2; blk += R4G_PBLK) {
           if (R4G_LESION & 16) {
             r4g_pin(a);
-            if (!(R4G_LESION & 64)) promote(it, blk, part, wf);
+            if (!(R4G_LESION & 64)) promote(it, blk);
             continue;
           }
-          mma(it, a, blk, part);
+          mma(it, a, blk);
           if (R4G_LESION & 64) {
             r4wg::wgmma_wait<0>();
             continue;
@@ -1069,7 +1018,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           // between a wgmma's issue and the wait that retires it. The overlap comes from a second
           // consumer warpgroup, from other blocks on the SM, or from dequantising ahead (R4G_DQA).
           r4wg::wgmma_wait<0>();
-          promote(it, blk, part, wf);
+          promote(it, blk);
         }
         release(it);
       }
