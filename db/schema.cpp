@@ -379,15 +379,6 @@ void widen_sk_checks(const Connection& c) {
                "the SK CHECK of compiles / measurements is not the version-1 text");
 }
 
-// Version 7 (session 37): stream-K at two and three blocks per SM stores SK = 264 and 396 (their
-// block counts; kernels/config.hpp kSm90aStreamK2 / 3), past version 6's 1..256. Widened to 1..512
-// by the same edit. A version-6 reader would refuse those rows' SK (db/store.cpp
-// config_range_problem), so v7 files are for v7 readers only.
-void widen_sk_checks_512(const Connection& c) {
-  loosen_check(c, "CHECK (sk BETWEEN 1 AND 256)", "CHECK (sk BETWEEN 1 AND 512)",
-               "the SK CHECK of compiles / measurements is not the version-6 text");
-}
-
 void write_meta(const Connection& c, int version, int compatible) {
   auto s = c.prepare(
       "INSERT INTO meta(key, value) VALUES (?1, ?2) "
@@ -404,7 +395,6 @@ const Migration kMigrations[] = {
     {4, 3, [](const Connection& c) { c.exec(kSchemaV4); }},
     {5, 5, widen_generation_checks},
     {6, 6, widen_sk_checks},
-    {7, 7, widen_sk_checks_512},
 };
 
 }  // namespace

@@ -13,16 +13,15 @@
 namespace r4::db {
 
 // The schema this build writes. Bump it with a new Migration below; never edit an old one.
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 6;
 // The oldest schema version whose readers can still read a file this build writes. v2 only added
 // tables (a v1 build could still read a v2 file); v3 adds the configs' generation and ST, which
 // an older reader would not see: it would take an sm90a row for an mma.sync one, so v3 files are
 // for v3 readers only. v4 adds the GPU of every measured row (tables and nullable columns): a v3
 // reader still reads a v4 file. v5 admits the generation "ldg" in compiles and measurements
 // (db/schema.cpp): an older reader does not know it, so v5 files are for v5 readers only. v6
-// admits SK up to 256 (the sm90a stream-K block count, 132): for v6 readers only. v7 admits SK up
-// to 512 (stream-K at two and three blocks per SM: 264, 396): for v7 readers only.
-inline constexpr int kCompatibleVersion = 7;
+// admits SK up to 256 (the sm90a stream-K block count, 132): for v6 readers only.
+inline constexpr int kCompatibleVersion = 6;
 // The oldest schema this build reads without migrating (read-only opens: emit, report, db show,
 // a merge's source). Every version since 1 only added tables or columns with defaults, and the
 // readers treat a missing table as empty and a missing gen / st column as 'mma_sync' / 0: the

@@ -20,8 +20,8 @@ std::string config_range_problem(const Config& c) {
   };
   if (c.wv < 1 || c.wv > 64) return bad("WV", c.wv);
   // SK: split-K factors, or the sm90a generation's stream-K block count (kernels/config.hpp
-  // kSm90aStreamK, 132, and 264 / 396 at two and three blocks per SM).
-  if (c.sk < 1 || c.sk > 512) return bad("SK", c.sk, 512);
+  // kSm90aStreamK, 132).
+  if (c.sk < 1 || c.sk > 256) return bad("SK", c.sk, 256);
   if (c.mb < 1 || c.mb > 64) return bad("MB", c.mb);
   if (c.npw < 1 || c.npw > 64) return bad("NPW", c.npw);
   if (c.nt != 0 && c.nt != 1) return fmt::format("NT = {} is not 0 or 1", c.nt);

@@ -24,7 +24,7 @@ constexpr bool r4d_table_rows_valid(const r4d_table_row (&rows)[N]) {
   for (std::size_t i = 0; i < N; ++i) {
     const r4d_table_row& r = rows[i];
     if (r.n <= 0 || r.k <= 0 || r.m_limit <= 0) return false;
-    if (r.wv < 1 || r.wv > 64 || r.sk < 1 || r.sk > 512 || r.mb < 1 || r.mb > 64) return false;
+    if (r.wv < 1 || r.wv > 64 || r.sk < 1 || r.sk > 256 || r.mb < 1 || r.mb > 64) return false;
     if (r.npw < 1 || r.npw > 64 || (r.nt != 0 && r.nt != 1)) return false;
     if (r.gen < 0 || r.gen > 2) return false;
     if (r.gen == 0 ? r.st != 0 : (r.st < 1 || r.st > 64)) return false;

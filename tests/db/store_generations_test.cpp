@@ -248,24 +248,24 @@ TEST(Generations, OlderFilesReadAsMmaSync) {
   }
 }
 
-// A file of today's schema is for v7 readers: a v2 build would take an sm90a row for an mma_sync
-// one, a v3 or v4 build does not know the generation "ldg", a v5 build would take the stream-K
-// SK 132 for a split-K factor, and a v6 build refuses SK 264 / 396 as out of range.
-TEST(Generations, OlderReadersRefuseAVersion7File) {
+// A file of today's schema is for v6 readers: a v2 build would take an sm90a row for an mma_sync
+// one, a v3 or v4 build does not know the generation "ldg", and a v5 build would take the stream-K
+// SK 132 for a split-K factor.
+TEST(Generations, OlderReadersRefuseAVersion6File) {
   TempDir dir;
   const std::string path = dir.file("a.db");
   { auto s = Store::open(path); }
   Connection c(path, OpenMode::read_only);
   const SchemaVersion v = read_schema_version(c);
-  EXPECT_EQ(v.compatible_version, 7);
+  EXPECT_EQ(v.compatible_version, 6);
   EXPECT_THROW(check_readable(v, 2, 1, path), SchemaError);
   EXPECT_THROW(check_readable(v, 4, 1, path), SchemaError);
   EXPECT_THROW(check_readable(v, 5, 1, path), SchemaError);
-  EXPECT_THROW(check_readable(v, 6, 1, path), SchemaError);
-  EXPECT_NO_THROW(check_readable(v, 7, 1, path));
+  EXPECT_NO_THROW(check_readable(v, 6, 1, path));
 }
 
-// A version-5 file is migrated to admit the stream-K SKs (132, 264, 396), its rows kept.
+// SK 132 (stream-K) is stored and read back; a version-5 file is migrated to admit it, its rows
+// kept.
 TEST(Generations, StreamKSkIsStoredAfterMigratingAVersion5File) {
   TempDir dir;
   const std::string path = dir.file("v5.db");
@@ -276,32 +276,8 @@ TEST(Generations, StreamKSkIsStoredAfterMigratingAVersion5File) {
   auto s = Store::open(path);
   EXPECT_EQ(s.schema_version().version, kSchemaVersion);
   EXPECT_EQ(s.connection().query_text(
-                "SELECT count(*) FROM sqlite_schema WHERE instr(sql, 'sk BETWEEN 1 AND 512') > 0"),
+                "SELECT count(*) FROM sqlite_schema WHERE instr(sql, 'sk BETWEEN 1 AND 256') > 0"),
             "2");
-  EXPECT_EQ(s.connection().query_text("PRAGMA integrity_check"), "ok");
-}
-
-// Stream-K at three blocks per SM (SK 396) is stored and read back through every table once a
-// version-6 file is migrated; past 512 the range check refuses it before SQL, and the schema's
-// CHECK refuses what gets past that.
-TEST(Generations, StreamKThreePerSmIsStoredAfterMigratingAVersion6File) {
-  TempDir dir;
-  const std::string path = dir.file("v6.db");
-  load_dump(path, kFixtures / "schema_v6.sql");
-  auto s = Store::open(path);
-  EXPECT_EQ(s.schema_version().version, kSchemaVersion);
-  const Config sk396{4, 396, 1, 1, 1, kGenSm90a, 4};
-  const Id run = s.begin_run(testing::run_row("sk396", s.upsert_device(h200())));
-  auto m = measurement(run, sk396);
-  m.compile_id = s.insert_compile(compile(sk396), run);
-  auto w = winner(run, sk396);
-  w.measurement_id = s.insert_measurement(m);
-  s.insert_winner(w);
-  EXPECT_EQ(s.measurements(run).at(0).config, sk396);
-  EXPECT_EQ(s.winners(run).at(0).config, sk396);
-  EXPECT_NE(config_range_problem(Config{4, 513, 1, 1, 1, kGenSm90a, 4}).find("1..512"),
-            std::string::npos);
-  EXPECT_THROW(s.connection().exec("UPDATE measurements SET sk = 513"), Error);
   EXPECT_EQ(s.connection().query_text("PRAGMA integrity_check"), "ok");
 }
 

@@ -375,34 +375,5 @@ TEST(Config, StreamKGeometry) {
     }
 }
 
-// Stream-K at two and three blocks per SM (SK 264 / 396): one consumer warpgroup of one 64-row
-// tile, M <= 32; MXFP4 not at three (its four partials spill at the 85 registers three blocks of
-// 256 threads allow). The grid and the slots follow the same geometry.
-TEST(Config, StreamKTwoAndThreeBlocksPerSm) {
-  for (int sk : {kSm90aStreamK2, kSm90aStreamK3}) {
-    SCOPED_TRACE(sk);
-    const Config c{4, sk, 1, 1, 1, kGenSm90a, 6};
-    EXPECT_TRUE(is_stream_k(c));
-    EXPECT_TRUE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {17408, 5120, 16}));
-    EXPECT_TRUE(
-        is_valid(KernelId::gemm_w4a8_nt, {4, sk, 2, 1, 1, kGenSm90a, 4}, sm90, {17408, 5120, 32}));
-    EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, {8, sk, 1, 1, 1, kGenSm90a, 4}, sm90));
-    EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, {4, sk, 1, 2, 1, kGenSm90a, 4}, sm90));
-    EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, {4, sk, 3, 1, 1, kGenSm90a, 4}, sm90));
-    EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, {4, sk, 1, 1, 1, kGenLdg, 4}, sm90));
-    EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, c, sm90, {17408, 5120, 17}));  // two M tiles
-    EXPECT_EQ(is_valid(KernelId::gemm_mxfp4a8fp8_nt, c, sm90), sk == kSm90aStreamK2);
-    const auto d = launch_dims(KernelId::gemm_w4a8_nt, c, sm90, {17408, 5120, 16});
-    EXPECT_EQ(d.grid.x, static_cast<unsigned>(sk));  // 272 tiles x 40 groups
-    EXPECT_EQ(d.grid.y, 1u);
-    EXPECT_EQ(stream_k(c, 256, 5120).blocks, 160);  // 4 tiles x 40 groups: one unit each
-    const auto g = stream_k(c, 17408, 5120);
-    EXPECT_EQ(workspace_bytes(KernelId::gemm_w4a8_nt, c, {17408, 5120, 16}),
-              65536u + static_cast<std::size_t>(g.slots * 272 * 16 * 64 * 4));
-  }
-  EXPECT_TRUE(is_valid(KernelId::gemm_mxfp4a8fp8_nt, {4, kSm90aStreamK2, 2, 1, 1, kGenSm90a, 4},
-                       sm90, {17408, 5120, 32}));
-}
-
 }  // namespace
 }  // namespace r4::kernels

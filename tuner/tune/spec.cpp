@@ -268,8 +268,8 @@ Spec parse_spec(const std::string& text, const std::string& origin) {
       for (const auto* l : {&sp.wv, &sp.mb, &sp.npw, &sp.st})
         for (int x : *l)
           if (x < 1 || x > 64) fail(origin, "space." + kn + ": knob values must be in 1..64");
-      for (int x : sp.sk)  // split-K factors, or the sm90a stream-K block count (132, 264, 396)
-        if (x < 1 || x > 512) fail(origin, "space." + kn + ".SK: values must be in 1..512");
+      for (int x : sp.sk)  // split-K factors, or the sm90a stream-K block count (132)
+        if (x < 1 || x > 256) fail(origin, "space." + kn + ".SK: values must be in 1..256");
       s.space[kn] = sp;
     }
   }
