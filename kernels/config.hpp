@@ -136,14 +136,8 @@ enum class ActOrder : int { natural = 0, sm90a = 1, sm90a_mx = 2 };
 // with fewer SMs such a config still runs correctly, in more than one wave, and loses its races)
 // over every N tile's 128-K groups in equal contiguous ranges.
 inline constexpr int kSm90aStreamK = 132;
-// Stream-K at two and three blocks per SM (one consumer warpgroup each; session 37): at M <= 16 an
-// SM's consumers, not the weight stream, set the time, and gate_up's 272 64-row tiles (2.06 per
-// SM) left 8 SMs a third block (H100, MXFP4 (4, 1, 1, 1, 1, 4) M = 1: 16896 x 5120's 264 CTAs
-// 19.0 us, gate_up's 272 24.1; docs/PERF.md "Session 37"). Equal ranges of units balance them.
-inline constexpr int kSm90aStreamK2 = 2 * kSm90aStreamK, kSm90aStreamK3 = 3 * kSm90aStreamK;
 [[nodiscard]] constexpr bool is_stream_k(const Config& c) {
-  return c.gen == kGenSm90a &&
-         (c.sk == kSm90aStreamK || c.sk == kSm90aStreamK2 || c.sk == kSm90aStreamK3);
+  return c.gen == kGenSm90a && c.sk == kSm90aStreamK;
 }
 // The R4_SK a config is compiled with (kernels/splitk.h). 0 for SK 2, 4 and 8 on NVIDIA: split-K
 // read from the launch's gridDim.y, so those three SKs of a config share one compiled body (the
@@ -259,8 +253,7 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
 [[nodiscard]] constexpr bool is_valid_sm90a(KernelId id, const Config& c, const gpu::Arch& a) {
   if (is_quant(id)) return false;
   if (a.vendor != gpu::Vendor::nvidia || a.major != 9) return false;  // gpu::has_wgmma
-  if (!detail::one_of(c.wv, {4, 8}) ||
-      !detail::one_of(c.sk, {1, 2, 4, 8, 16, kSm90aStreamK, kSm90aStreamK2, kSm90aStreamK3}) ||
+  if (!detail::one_of(c.wv, {4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16, kSm90aStreamK}) ||
       !detail::one_of(c.mb, {1, 2, 3, 4}) || !detail::one_of(c.npw, {1, 2}) ||
       !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {4, 6, 8}))
     return false;
@@ -271,14 +264,8 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
   // MXFP4's MB 4 tuples fit one consumer warpgroup only (below), so its stream-K has WV 4 MB 4
   // too (nvcc 13.0: 205 registers, no spill).
   const bool mx_sk4 = id == KernelId::gemm_mxfp4a8fp8_nt && c.wv == 4 && c.mb == 4 && c.npw == 1;
-  if (c.sk == kSm90aStreamK && ((c.wv != 8 && !mx_sk4) || c.st != 4 || (c.npw == 2 && c.mb == 4)))
+  if (is_stream_k(c) && ((c.wv != 8 && !mx_sk4) || c.st != 4 || (c.npw == 2 && c.mb == 4)))
     return false;
-  // Two or three blocks per SM: one consumer warpgroup of one 64-row tile, M <= 32.
-  if ((c.sk == kSm90aStreamK2 || c.sk == kSm90aStreamK3) && (c.wv != 4 || c.npw != 1 || c.mb > 2))
-    return false;
-  // Three blocks per SM hold 85 registers a thread (kernels/nv/gemm_w4_sm90a.h R4G_MINB): MXFP4's
-  // four partials then spill (nvcc 13.0: 8 B at MB 1, 20 B and serialised wgmmas at MB 2).
-  if (c.sk == kSm90aStreamK3 && id == KernelId::gemm_mxfp4a8fp8_nt) return false;
   // MB 3 (wgmma N = 48): M = 33..48 in one block, where MB 2 took two blocks (the second half
   // idle) and MB 4 is not valid; at ring depth 4 only, where the M >= 32 winners of the 8-bit
   // kinds are (H200 sweeps, sessions 14-17), to keep the sweep's compile count (+110 for dflash).

@@ -215,12 +215,6 @@
 #if R4G_SC_EARLY && R4G_DQA
 #error "R4G_SC_EARLY is not written for R4G_DQA (its loop does not load the scales early)"
 #endif
-// Blocks per SM that the register allocation must allow (__launch_bounds__' second argument): 3
-// for stream-K at three blocks per SM (kernels/config.hpp kSm90aStreamK3; 85 registers a thread
-// at most), 1 (ptxas free up to 255) otherwise.
-#ifndef R4G_MINB
-#define R4G_MINB (R4_SK == 396 ? 3 : 1)
-#endif
 #ifndef R4G_WARF
 #define R4G_WARF 1  // the consumers' proxy fence before each release (below); 0 for an A/B only
 #endif
