@@ -12,3 +12,15 @@ r4_pack_db() {
   python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE compiles SET binary = x''\"); c.commit(); c.execute('PRAGMA journal_mode=DELETE'); c.execute('VACUUM')" "$1" &&
     xz -9 -c "$1" >"$2"
 }
+# One `r4kern --one` run for the session scripts: "## VARIANT:TUPLE SHAPE M=M DEFINES", then the
+# check line and the times (the first four result lines). `r4_one VARIANT:TUPLE SHAPE M [DEFINE...]`;
+# R4_ONE_BIN names another r4kern build under $B.
+r4_one() {
+  local cfg=$1 shape=$2 m=$3
+  shift 3
+  local defs=()
+  for d in "$@"; do defs+=(--define "$d"); done
+  echo "## $cfg $shape M=$m ${*:-base}"
+  timeout 90 "$B/${R4_ONE_BIN:-r4kern}" --one "$cfg" --shapes "$shape" --m "$m" "${defs[@]}" 2>&1 |
+    grep -E "^one |rror" | head -4
+}

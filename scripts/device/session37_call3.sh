@@ -6,20 +6,12 @@
 set -u
 source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$OUT/runs.log"
-run() {  # r4kern variant:tuple shape m [defines...]
-  local bin=$1 cfg=$2 shape=$3 m=$4
-  shift 4
-  local defs=()
-  for d in "$@"; do defs+=(--define "$d"); done
-  echo "## $cfg $shape M=$m $*"
-  timeout 90 $B/$bin --one "$cfg" --shapes "$shape" --m "$m" "${defs[@]}" 2>&1 | grep -E "^one |rror" | head -4
-}
 {
   for c in mxfp4:4,264,1,1,1,1,4@gate_up@1 mxfp4:4,1,1,1,1,1,4@gate_up@1 w4a8:4,264,1,1,1,1,4@gate_up@16 \
            w4a8:4,1,1,1,1,1,4@gate_up@16 mxfp4:4,264,1,1,1,1,4@16896x5120@1; do
     IFS=@ read -r cfg shape m <<<"$c"
-    run r4kern_sk264 $cfg $shape $m
-    run r4kern_sk264 $cfg $shape $m R4G_LESION=2
+    R4_ONE_BIN=r4kern_sk264 r4_one $cfg $shape $m
+    R4_ONE_BIN=r4kern_sk264 r4_one $cfg $shape $m R4G_LESION=2
   done
 } 2>&1 | tee -a "$OUT/runs.log"
 bash scripts/device/acceptance.sh 2>&1 | tee "$OUT/acceptance.log"
