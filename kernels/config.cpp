@@ -36,7 +36,12 @@ std::vector<Config> config_space(KernelId id, const gpu::Arch& a) {
   // Each generation where the device has it (is_valid says so).
   add_valid(out, id, a, {kGenMmaSync, {1, 2, 4, 8}, {1, 2, 4, 8, 16}, {1, 2, 4}, {1, 2, 4}, {0}});
   add_valid(out, id, a,
-            {kGenSm90a, {4, 8}, {1, 2, 4, 8, 16, kSm90aStreamK}, {1, 2, 3, 4}, {1, 2}, {4, 6, 8}});
+            {kGenSm90a,
+             {4, 8},
+             {1, 2, 4, 8, 16, kSm90aStreamK, kSm90aBalanced},
+             {1, 2, 3, 4},
+             {1, 2},
+             {4, 6, 8}});
   add_valid(out, id, a, {kGenLdg, {2, 4, 8}, {1, 2, 4, 8, 16}, {1, 2}, {1, 2, 4}, {2, 4, 8}});
   return out;
 }

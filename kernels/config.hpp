@@ -139,6 +139,39 @@ inline constexpr int kSm90aStreamK = 132;
 [[nodiscard]] constexpr bool is_stream_k(const Config& c) {
   return c.gen == kGenSm90a && c.sk == kSm90aStreamK;
 }
+// Balanced grid (kernels/nv/gemm_w4_sm90a.h R4G_BAL; session 38): SK = kSm90aBalanced launches
+// a 1-D grid that gives the first floor(T / 132) * 132 of the shape's T N tiles one whole-K block
+// each and splits each of the other R tiles over S = min(floor(132 / R), K / 128) blocks (split-K
+// reduced by the tile's last-arriving block), so that an H100 / H200 SXM's 132 SMs hold one more
+// block each, a short one, instead of R of them a whole extra tile (gate_up 17408 x 5120 at 64 rows
+// a tile: 272 tiles, 264 whole blocks and 8 x 16 split ones; session 37 measured the 8 SMs with a
+// third whole block finishing last). Elsewhere it runs correctly, in other waves.
+inline constexpr int kSm90aBalanced = 255;
+inline constexpr int kSm90aBalancedSms = 132;  // gemm_w4_sm90a.h R4G_BAL_SMS
+[[nodiscard]] constexpr bool is_balanced(const Config& c) {
+  return c.gen == kGenSm90a && c.sk == kSm90aBalanced;
+}
+// A balanced launch's geometry for an N x K shape: N tiles, whole-K blocks, split tiles, splits
+// per split tile, blocks, and the f32 bytes of one block's partial tile (16 * MB rows by WV * NPW *
+// 16); the workspace holds the counters and rest * splits partial tiles.
+struct Balanced {
+  std::int64_t tiles = 0, whole = 0, rest = 0, splits = 1, blocks = 0, tile_bytes = 0;
+};
+[[nodiscard]] constexpr Balanced balanced(const Config& c, std::int64_t n, std::int64_t k) {
+  Balanced b;
+  const std::int64_t per = static_cast<std::int64_t>(c.wv) * c.npw, groups = k / kGroup;
+  b.tiles = (n / 16 + per - 1) / per;
+  b.whole = b.tiles / kSm90aBalancedSms * kSm90aBalancedSms;
+  b.rest = b.tiles - b.whole;
+  if (b.rest > 0) {
+    b.splits = kSm90aBalancedSms / b.rest;
+    if (b.splits > groups) b.splits = groups;
+    if (b.splits < 1) b.splits = 1;
+  }
+  b.blocks = b.whole + b.rest * b.splits;
+  b.tile_bytes = 16LL * c.mb * per * 16 * 4;
+  return b;
+}
 // The R4_SK a config is compiled with (kernels/splitk.h). 0 for SK 2, 4 and 8 on NVIDIA: split-K
 // read from the launch's gridDim.y, so those three SKs of a config share one compiled body (the
 // cold sweep compiled 2,017 configs of 828 such bodies: docs/PERF.md "Session 27"). The
@@ -253,7 +286,8 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
 [[nodiscard]] constexpr bool is_valid_sm90a(KernelId id, const Config& c, const gpu::Arch& a) {
   if (is_quant(id)) return false;
   if (a.vendor != gpu::Vendor::nvidia || a.major != 9) return false;  // gpu::has_wgmma
-  if (!detail::one_of(c.wv, {4, 8}) || !detail::one_of(c.sk, {1, 2, 4, 8, 16, kSm90aStreamK}) ||
+  if (!detail::one_of(c.wv, {4, 8}) ||
+      !detail::one_of(c.sk, {1, 2, 4, 8, 16, kSm90aStreamK, kSm90aBalanced}) ||
       !detail::one_of(c.mb, {1, 2, 3, 4}) || !detail::one_of(c.npw, {1, 2}) ||
       !detail::one_of(c.nt, {0, 1}) || !detail::one_of(c.st, {4, 6, 8}))
     return false;
@@ -369,6 +403,10 @@ inline constexpr int kLdgRegisterBudget = 208;
   if (c.wv * c.npw > s.n / 16) return false;  // whole warps would idle
   if (is_stream_k(c)) {
     if (c.mb != mtiles) return false;  // one M tile per block range (kernels/nv/gemm_w4_sm90a.h)
+  } else if (is_balanced(c)) {
+    // One M tile; more tiles than one wave and a remainder split at least twice (else it is SK 1).
+    const auto b = balanced(c, s.n, s.k);
+    if (c.mb != mtiles || b.whole == 0 || b.splits < 2) return false;
   } else if (c.sk > s.k / (c.gen == kGenSm90a ? kGroup : 64)) {
     return false;  // every split needs a 64-K block (gen 0) or a 128-K group (gen 1)
   }

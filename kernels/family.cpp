@@ -125,6 +125,7 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
     d.shared_bytes = static_cast<unsigned>(sm90a_shared_bytes(id, c));
     d.wave_shared = true;  // raised per device at launch (launch_raw)
     if (is_stream_k(c)) d.grid = {static_cast<unsigned>(stream_k(c, s.n, s.k).blocks), 1, 1};
+    if (is_balanced(c)) d.grid = {static_cast<unsigned>(balanced(c, s.n, s.k).blocks), 1, 1};
     return d;
   }
   d.block = {static_cast<unsigned>(c.wv * wave), 1, 1};
@@ -154,6 +155,11 @@ std::size_t workspace_bytes(KernelId id, const Config& c, const Shape& s) {
     const auto g = stream_k(c, s.n, s.k);
     return static_cast<std::size_t>(kSplitKCounters) * 4 +
            static_cast<std::size_t>(g.slots * g.tiles * g.tile_bytes);
+  }
+  if (is_balanced(c)) {  // counters, then rest x splits f32 partial tiles (kernels/config.hpp)
+    const auto b = balanced(c, s.n, s.k);
+    return static_cast<std::size_t>(kSplitKCounters) * 4 +
+           static_cast<std::size_t>(b.rest * b.splits * b.tile_bytes);
   }
   return static_cast<std::size_t>(kSplitKCounters) * 4 +
          static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(s.m * s.n) * 4;

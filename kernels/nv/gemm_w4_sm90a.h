@@ -118,7 +118,16 @@
 #ifndef R4G_SCHUNK_ON
 #define R4G_SCHUNK_ON 0
 #endif
-#define R4G_SKS (R4_SK > 16)  // stream-K
+// Balanced grid (R4_SK 255 = kernels/config.hpp kSm90aBalanced, session 38): whole-K blocks for
+// as many N tiles as fill whole waves of R4G_BAL_SMS SMs, then the remaining tiles split-K, each
+// over as many blocks as the SMs left (r4g_bal). Why: gate_up's 272 64-row tiles left 8 SMs a third
+// block, and with the math an SM's consumers set its rate, so those 8 finished last (session 37,
+// H100: MXFP4 (4, 1, 1, 1, 1, 4) M = 1 24.12 us on 17408 x 5120, 19.01 on 16896 x 5120). Stream-K
+// balanced the same grid and lost: its ranges end inside tiles, and those segment ends stalled the
+// stream (docs/PERF.md "Session 37"); here a block ends only at its tile's end.
+#define R4G_BAL (R4_SK == 255)
+#define R4G_BAL_SMS 132  // kernels/config.hpp kSm90aBalancedSms
+#define R4G_SKS (R4_SK > 16 && !R4G_BAL)  // stream-K
 #ifndef R4G_SCHUNK
 #define R4G_SCHUNK (R4G_SCHUNK_ON && R4G_EB == 1 && !R4G_SKS)
 #endif
@@ -168,7 +177,7 @@
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
-#if (R4G_LESION & 4) && R4_SK > 16
+#if (R4G_LESION & 4) && R4G_SKS
 #error "R4G_LESION bit 4 is for split-K / single-split configs (stream-K ends segments in its loop)"
 #endif
 // The SK 1 epilogue's bf16 outputs packed across lanes before the stores (1: two shuffles per
@@ -719,6 +728,85 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
 #endif
 
 
+#if R4G_BAL
+// A balanced grid's block (kernels/config.hpp balanced mirrors it): of T N tiles, the first
+// W = floor(T / SMS) * SMS are whole-K blocks 0 .. W - 1; the other R = T - W tiles take S blocks
+// each, the launch's grid being W + R S blocks. `tail`: the tile's index among those R (-1 whole).
+// Recomputed where needed rather than kept live through the main loop.
+struct r4g_bal_t {
+  int tile, split, count, tail;
+};
+__device__ inline r4g_bal_t r4g_bal(int T) {
+  const int W = T / R4G_BAL_SMS * R4G_BAL_SMS, b = (int)blockIdx.x;
+  if (b < W) return {b, 0, 1, -1};
+  const int S = ((int)gridDim.x - W) / (T - W), j = b - W;
+  return {W + j / S, j % S, S, j / S};
+}
+#define R4G_TW (R4G_SLOTS * 16)  // a tile's columns (output n)
+// The block's f32 partial tile in the workspace (after the counters): [tail * S + split][NR][TW].
+__device__ inline float* r4g_bal_part(void* ws, const r4g_bal_t& b) {
+  return reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES) +
+         (i64)(b.tail * b.count + b.split) * (R4G_NR * R4G_TW);
+}
+// After every thread has stored its partial: the tile's last-arriving split adds the S partials
+// in split order (deterministic) and writes bf16, four consecutive outputs per thread, the loads
+// of four splits in flight at once. Whole-K blocks stored their outputs already.
+__device__ inline void r4g_bal_finish(u16* __restrict__ C, void* __restrict__ ws, int M, int N) {
+  const r4g_bal_t b = r4g_bal(((N >> 4) + R4G_SLOTS - 1) / R4G_SLOTS);
+  if (b.count == 1) return;
+  __shared__ int r4g_bal_last;
+  u32* counters = static_cast<u32*>(ws);
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const u32 prev = atomicAdd(&counters[b.tail], 1u);
+    r4g_bal_last = prev == (u32)(b.count - 1);
+  }
+  __syncthreads();
+  if (!r4g_bal_last) return;
+  __threadfence();
+  const r4g_bal_t first{b.tile, 0, b.count, b.tail};
+  const float* part = r4g_bal_part(ws, first);
+  const int n_first = b.tile * R4G_TW;
+  const int n4 = min(R4G_TW, N - n_first) >> 2, total = min(R4G_NR, M) * n4;
+  const i64 step = (i64)R4G_NR * R4G_TW;  // one split's partial tile
+#pragma unroll 1
+  for (int i = (int)threadIdx.x; i < total; i += (int)blockDim.x) {
+    const int r = i / n4, c = 4 * (i % n4);
+    const float* p = part + r * R4G_TW + c;
+    float4 s = r4_ld_coherent4(p);
+    int k = 1;
+#pragma unroll 1
+    for (; k + 4 <= b.count; k += 4) {
+      float4 v[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) v[q] = r4_ld_coherent4(p + (k + q) * step);
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        s.x += v[q].x;
+        s.y += v[q].y;
+        s.z += v[q].z;
+        s.w += v[q].w;
+      }
+    }
+#pragma unroll 1
+    for (; k < b.count; ++k) {
+      const float4 v = r4_ld_coherent4(p + k * step);
+      s.x += v.x;
+      s.y += v.y;
+      s.z += v.z;
+      s.w += v.w;
+    }
+    u16* out = C + (i64)r * N + n_first + c;
+    out[0] = r4_f32_to_bf16(s.x);
+    out[1] = r4_f32_to_bf16(s.y);
+    out[2] = r4_f32_to_bf16(s.z);
+    out[3] = r4_f32_to_bf16(s.w);
+  }
+  if (threadIdx.x == 0) counters[b.tail] = 0u;
+}
+#endif
+
 // The kernel body; the .cu files wrap it in their extern "C" entry points.
 __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf16/int8
                                 const float* __restrict__ sa,  // [M] int8 row scales, or null
@@ -737,6 +825,13 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   const int g_begin = (int)((i64)cta * TG / nct);            // the block's first unit
   const int iters = (int)((i64)(cta + 1) * TG / nct) - g_begin;
   const int tile16_first = 0, m_base = 0;  // one M tile (is_valid)
+#elif R4G_BAL
+  const int ntiles16 = N >> 4;
+  const r4g_bal_t bal = r4g_bal((ntiles16 + R4G_SLOTS - 1) / R4G_SLOTS);
+  const int g_begin = bal.split * G / bal.count;  // G * S < 2^31 (kernels/config.hpp balanced)
+  const int iters = (bal.split + 1) * G / bal.count - g_begin;
+  const int tile16_first = bal.tile * R4G_SLOTS;
+  const int m_base = 0;  // one M tile (is_valid)
 #else
   const int g_begin = r4_split_begin(blockIdx.y, G);
   const int g_end = r4_split_begin(blockIdx.y + 1, G);
@@ -762,7 +857,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   }
 
   const int wg = (int)(threadIdx.x >> 7);
-#if !R4G_SKS
+#if !R4G_SKS && !R4G_BAL
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
 #endif
   if (wg == R4G_CW) {
@@ -1036,6 +1131,51 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     r4_pdl_wait();  // returns at once by now (the producer waited); orders the writes below
     float sav[R4G_NR / 8][2];
     r4g_row_scales(sav, sa, m_base, t, M);
+#if R4G_BAL
+    // A whole-K block stores bf16 as SK 1 does; a split one its partial tile (r4g_bal_part).
+    const r4g_bal_t bal = r4g_bal((ntiles16 + R4G_SLOTS - 1) / R4G_SLOTS);
+    float* const bpart = bal.count > 1 ? r4g_bal_part(ws, bal) : nullptr;
+#if R4G_EPI_PACK
+    const bool wide = bal.count == 1 && r4_epilogue_wide(C, N);
+#endif
+#pragma unroll
+    for (int p = 0; p < R4_NPW; ++p) {
+      const int t16 = bal.tile * R4G_SLOTS + (wg * R4_NPW + p) * 4 + warp;
+      if (t16 < ntiles16 && (!(R4G_LESION & 4) || M < 0)) {
+        const int n0 = t16 * 16 + g, col = n0 - bal.tile * R4G_TW;
+#pragma unroll
+        for (int i = 0; i < R4G_NR / 8; ++i) {
+          const int m = 8 * i + 2 * t;
+          const float v00 = acc[p][4 * i] * sav[i][0], v10 = acc[p][4 * i + 1] * sav[i][1];
+          const float v01 = acc[p][4 * i + 2] * sav[i][0], v11 = acc[p][4 * i + 3] * sav[i][1];
+          if (bpart != nullptr) {  // rows past M too: the reduction reads live rows only
+            bpart[m * R4G_TW + col] = v00;
+            bpart[(m + 1) * R4G_TW + col] = v10;
+            bpart[m * R4G_TW + col + 8] = v01;
+            bpart[(m + 1) * R4G_TW + col + 8] = v11;
+            continue;
+          }
+#if R4G_EPI_PACK
+          if (wide) {
+            r4_store_bf16_packed(C, M, N, m, t16, g, v00, v10, v01, v11);
+            continue;
+          }
+#endif
+          if (m < M) {
+            C[(i64)m * N + n0] = r4_f32_to_bf16(v00);
+            C[(i64)m * N + n0 + 8] = r4_f32_to_bf16(v01);
+          }
+          if (m + 1 < M) {
+            C[(i64)(m + 1) * N + n0] = r4_f32_to_bf16(v10);
+            C[(i64)(m + 1) * N + n0 + 8] = r4_f32_to_bf16(v11);
+          }
+        }
+      }
+    }
+  }
+  if (!(R4G_LESION & 4)) r4g_bal_finish(C, ws, M, N);
+}
+#else
 #if R4G_EPI_PACK
     const bool wide = r4_epilogue_wide(C, N);
 #endif
@@ -1066,6 +1206,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   }
   if (!(R4G_LESION & 4)) r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR);
 }
-#endif
+#endif  // R4G_BAL
+#endif  // R4G_SKS
 
 #endif  // R4_KERNELS_NV_GEMM_W4_SM90A_H

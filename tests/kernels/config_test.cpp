@@ -375,5 +375,54 @@ TEST(Config, StreamKGeometry) {
     }
 }
 
+// Balanced grid (SK = kSm90aBalanced): where it is valid, its 1-D grid and workspace, and that the
+// kernel's block map (kernels/nv/gemm_w4_sm90a.h r4g_bal, mirrored here) gives every tile exactly
+// its whole K once: one whole-K block, or S splits whose 128-K group ranges tile [0, G).
+TEST(Config, BalancedGeometry) {
+  const Config bal{4, kSm90aBalanced, 1, 1, 1, kGenSm90a, 4};
+  EXPECT_TRUE(is_balanced(bal));
+  EXPECT_FALSE(is_stream_k(bal));
+  EXPECT_EQ(sk_define(bal, true), kSm90aBalanced);
+  EXPECT_TRUE(is_valid(KernelId::gemm_w4a8_nt, bal, sm90, {17408, 5120, 16}));
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, bal, sm90, {17408, 5120, 17}));  // two M tiles
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, bal, sm90, {5120, 5120, 1}));  // 80 tiles: one wave
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, bal, sm90, {16896, 5120, 1}));  // 264: no remainder
+  EXPECT_FALSE(is_valid(KernelId::gemm_w4a8_nt, {4, kSm90aBalanced, 1, 1, 1, kGenLdg, 2}, sm90));
+  const auto b = balanced(bal, 17408, 5120);
+  EXPECT_EQ(b.tiles, 272);
+  EXPECT_EQ(b.whole, 264);
+  EXPECT_EQ(b.rest, 8);
+  EXPECT_EQ(b.splits, 16);
+  EXPECT_EQ(b.blocks, 264 + 8 * 16);
+  const auto d = launch_dims(KernelId::gemm_w4a8_nt, bal, sm90, {17408, 5120, 16});
+  EXPECT_EQ(d.grid.x, 392u);
+  EXPECT_EQ(d.grid.y, 1u);
+  EXPECT_EQ(d.grid.z, 1u);
+  EXPECT_EQ(workspace_bytes(KernelId::gemm_w4a8_nt, bal, {17408, 5120, 16}),
+            65536u + static_cast<std::size_t>(8 * 16) * 16 * 64 * 4);
+  // Splits are capped by the groups: 4 tiles left, 33 splits, but K = 2048 has 16 groups.
+  EXPECT_EQ(balanced({8, kSm90aBalanced, 1, 1, 1, kGenSm90a, 4}, 17408, 2048).splits, 16);
+  for (std::int64_t n : {8464, 17408, 28672, 53248})
+    for (std::int64_t k : {256, 2048, 5120, 14336})
+      for (const Config& c : {bal, Config{8, kSm90aBalanced, 2, 2, 0, kGenSm90a, 4}}) {
+        const auto g = balanced(c, n, k);
+        const std::int64_t G = k / kGroup;
+        std::vector<std::int64_t> groups(static_cast<std::size_t>(g.tiles), 0);
+        for (std::int64_t blk = 0; blk < g.blocks; ++blk) {
+          std::int64_t tile = blk, split = 0, count = 1;  // r4g_bal
+          if (blk >= g.whole) {
+            const std::int64_t S = (g.blocks - g.whole) / (g.tiles - g.whole), j = blk - g.whole;
+            tile = g.whole + j / S, split = j % S, count = S;
+            ASSERT_LE((j / S) * S + split, g.rest * g.splits);  // its workspace slot exists
+          }
+          const std::int64_t b0 = split * G / count, b1 = (split + 1) * G / count;
+          ASSERT_LT(b0, b1) << n << "x" << k;  // every block has a group
+          groups[static_cast<std::size_t>(tile)] += b1 - b0;
+        }
+        for (std::int64_t got : groups) ASSERT_EQ(got, G) << n << "x" << k;
+        EXPECT_LE(g.blocks, (g.tiles / kSm90aBalancedSms + 1) * kSm90aBalancedSms);
+      }
+}
+
 }  // namespace
 }  // namespace r4::kernels

@@ -15,17 +15,15 @@
 namespace r4::kernels {
 namespace {
 
-TEST(GpuCheck, SmallShapeMatchesCpuReference) {
+// Each config of `cfgs` that is valid for shape s, on w4a16 (f16 and bf16) and w4a8, against the CPU
+// reference over NaN-poisoned outputs.
+void check_configs(const Shape& s, std::initializer_list<Config> cfgs, unsigned seed) {
   auto be = gpu::make_cuda_backend();
   if (be->device_count() == 0) GTEST_SKIP() << be->status();
   auto ctx = be->open(0);
   auto stream = ctx->create_stream();
   const auto arch = ctx->info().arch;
-  // K = 1152 is 18 blocks of 64: the ldg generation's unchecked main loop runs, then its checked
-  // tail (kernels/nv/gemm_w4_ldg.h), whole (SK 1), on a 9-block split and on one that starts at
-  // an odd block (SK 2), and not at all on 4- and 5-block splits (SK 4).
-  const Shape s{64, 1152, 33};
-  std::mt19937 rng(3);
+  std::mt19937 rng(seed);
   std::vector<std::int8_t> q(static_cast<std::size_t>(s.n * s.k));
   for (auto& x : q) x = static_cast<std::int8_t>(static_cast<int>(rng() % 16) - 8);
   std::vector<float> sc(static_cast<std::size_t>(s.n * s.k / 128));
@@ -48,8 +46,8 @@ TEST(GpuCheck, SmallShapeMatchesCpuReference) {
   auto d16 = up(a16.data(), a16.size() * 2), dbf = up(abf.data(), abf.size() * 2);
   gpu::DeviceBuffer aq(*ctx, a16.size()), sa(*ctx, static_cast<std::size_t>(s.m) * 4);
   gpu::DeviceBuffer out(*ctx, static_cast<std::size_t>(s.m * s.n) * 2);
-  gpu::DeviceBuffer ws(*ctx, 1u << 20);
-  ctx->memset8(ws.get(), 0, 1u << 20, *stream);
+  gpu::DeviceBuffer ws(*ctx, 4u << 20);  // the balanced grid's 40 x 3 partial tiles at MB 3: 1.5 MB
+  ctx->memset8(ws.get(), 0, 4u << 20, *stream);
 
   auto qa_bin = be->compile(compile_request(KernelId::quant_act, Config{}, arch));
   ASSERT_TRUE(qa_bin.ok) << qa_bin.log;
@@ -76,19 +74,13 @@ TEST(GpuCheck, SmallShapeMatchesCpuReference) {
       else
         ref_gemm_w4a8(haq, hsa, q, sc, s, {ref, nrm});
       const auto tol = tolerance(id, bf, s.k);
-      // The first generation, and the sm90a and ldg ones where the device has them (is_valid
-      // filters).
-      for (const Config c :
-           {Config{1, 1, 1, 1, 0}, Config{2, 2, 2, 2, 1}, Config{4, 4, 1, 1, 0},
-            Config{4, 1, 1, 1, 0, kGenSm90a, 4}, Config{4, 2, 2, 1, 1, kGenSm90a, 6},
-            Config{4, 1, 2, 1, 0, kGenSm90a, 8}, Config{2, 1, 1, 1, 0, kGenLdg, 2},
-            Config{2, 2, 1, 2, 0, kGenLdg, 2}, Config{4, 2, 2, 1, 1, kGenLdg, 4},
-            Config{2, 4, 1, 1, 0, kGenLdg, 2}}) {
+      for (const Config c : cfgs) {
         if (!is_valid(id, c, arch, s)) continue;
         auto bin = be->compile(compile_request(id, c, arch, {bf, false}));
         ASSERT_TRUE(bin.ok) << bin.log;
         auto mod = ctx->load(bin.binary);
         ctx->memset8(out.get(), 0xFF, mn * 2, *stream);
+        ASSERT_LE(workspace_bytes(id, c, s), 4u << 20) << to_string(c);
         const W4Weights w{wq.get(), wsz.get()};
         if (id == KernelId::gemm_w4a16_nt)
           launch_gemm_w4a16(mod->kernel(std::string(name(id))), c, arch, s,
@@ -107,6 +99,33 @@ TEST(GpuCheck, SmallShapeMatchesCpuReference) {
         }
       }
     }
+}
+
+TEST(GpuCheck, SmallShapeMatchesCpuReference) {
+  // K = 1152 is 18 blocks of 64: the ldg generation's unchecked main loop runs, then its checked
+  // tail (kernels/nv/gemm_w4_ldg.h), whole (SK 1), on a 9-block split and on one that starts at
+  // an odd block (SK 2), and not at all on 4- and 5-block splits (SK 4). The first generation, and
+  // the sm90a and ldg ones where the device has them (is_valid filters).
+  check_configs({64, 1152, 33},
+                {Config{1, 1, 1, 1, 0}, Config{2, 2, 2, 2, 1}, Config{4, 4, 1, 1, 0},
+                 Config{4, 1, 1, 1, 0, kGenSm90a, 4}, Config{4, 2, 2, 1, 1, kGenSm90a, 6},
+                 Config{4, 1, 2, 1, 0, kGenSm90a, 8}, Config{2, 1, 1, 1, 0, kGenLdg, 2},
+                 Config{2, 2, 1, 2, 0, kGenLdg, 2}, Config{4, 2, 2, 1, 1, kGenLdg, 4},
+                 Config{2, 4, 1, 1, 0, kGenLdg, 2}},
+                3);
+}
+
+// The sm90a balanced grid (SK = kSm90aBalanced, kernels/config.hpp balanced) on a shape with more
+// N tiles than one wave: 11008 = 172 tiles of 64 rows, 132 whole-K blocks and 40 tiles split 3
+// ways (K = 1280: 10 groups, splits of 3, 3 and 4), at odd M, one M tile per block
+// (MB = ceil(M / 16)).
+TEST(GpuCheck, BalancedGridMatchesCpuReference) {
+  for (std::int64_t m : {1, 7, 33})
+    check_configs({11008, 1280, m},
+                  {Config{4, kSm90aBalanced, 1, 1, 1, kGenSm90a, 4},
+                   Config{4, kSm90aBalanced, 1, 1, 0, kGenSm90a, 6},
+                   Config{4, kSm90aBalanced, 3, 1, 1, kGenSm90a, 4}},
+                  static_cast<unsigned>(m));
 }
 
 }  // namespace

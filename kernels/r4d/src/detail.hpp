@@ -115,6 +115,10 @@ struct Dims {
       d.gx = static_cast<unsigned>(r4::kernels::stream_k(kc, n, k).blocks);
       d.gy = d.gz = 1;
     }
+    if (r4::kernels::is_balanced(kc)) {  // a 1-D grid (kernels/config.hpp balanced)
+      d.gx = static_cast<unsigned>(r4::kernels::balanced(kc, n, k).blocks);
+      d.gy = d.gz = 1;
+    }
     return d;
   }
   if (c.gen == r4::kernels::kGenLdg) {  // registers only, but for the cluster split-K tile
@@ -144,6 +148,11 @@ inline constexpr unsigned kQuantActThreads = 256;  // kernels/quant_act.cu R4_QA
     const auto g = r4::kernels::stream_k(to_kernels(c), n, k);
     return static_cast<std::size_t>(r4::kernels::kSplitKCounters) * 4 +
            static_cast<std::size_t>(g.slots * g.tiles * g.tile_bytes);
+  }
+  if (r4::kernels::is_balanced(to_kernels(c))) {
+    const auto b = r4::kernels::balanced(to_kernels(c), n, k);
+    return static_cast<std::size_t>(r4::kernels::kSplitKCounters) * 4 +
+           static_cast<std::size_t>(b.rest * b.splits * b.tile_bytes);
   }
   return static_cast<std::size_t>(r4::kernels::kSplitKCounters) * 4 +
          static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(m * n) * 4;
