@@ -300,6 +300,12 @@ constexpr bool one_of(int v, std::initializer_list<int> set) {
   const bool mx_sk4 = id == KernelId::gemm_mxfp4a8fp8_nt && c.wv == 4 && c.mb == 4 && c.npw == 1;
   if (is_stream_k(c) && ((c.wv != 8 && !mx_sk4) || c.st != 4 || (c.npw == 2 && c.mb == 4)))
     return false;
+  // The balanced grid with one consumer warpgroup of 64-row tiles only: with 128-row tiles
+  // (WV 8 or NPW 2; gate_up 136 of them, 132 whole and 4 split 33 ways) it ran slower than SK 1 or
+  // stream-K (session 38 call 1, H100, GEMM alone: w4a8 (8, 255, 1, 1, 1, 4) gate_up M = 16 24.92
+  // us against SK 1's 24.29; w4a8fp8 (8, 255, 2, 1, 1, 4) M = 32 32.06 against stream-K's 27.23),
+  // and the dflash sweep chose it there nowhere.
+  if (is_balanced(c) && (c.wv != 4 || c.npw != 1)) return false;
   // MB 3 (wgmma N = 48): M = 33..48 in one block, where MB 2 took two blocks (the second half
   // idle) and MB 4 is not valid; at ring depth 4 only, where the M >= 32 winners of the 8-bit
   // kinds are (H200 sweeps, sessions 14-17), to keep the sweep's compile count (+110 for dflash).
