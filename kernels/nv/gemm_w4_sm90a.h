@@ -742,12 +742,20 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
 struct r4g_bal_t {
   int tile, split, count, tail;
 };
+#ifndef R4G_BAL_SPLIT_FIRST
+#define R4G_BAL_SPLIT_FIRST 1
+#endif
 __device__ inline r4g_bal_t r4g_bal(int T) {
   const int W = T / R4G_BAL_SMS * R4G_BAL_SMS, R = T - W, b = (int)blockIdx.x;
   if (R == 0) return {b, 0, 1, -1};
   const int S = ((int)gridDim.x - W) / R;
+#if R4G_BAL_SPLIT_FIRST
   if (b >= R * S) return {b - R * S, 0, 1, -1};
   return {W + b / S, b % S, S, b / S};
+#else
+  if (b < W) return {b, 0, 1, -1};
+  return {W + (b - W) / S, (b - W) % S, S, (b - W) / S};
+#endif
 }
 #define R4G_TW (R4G_SLOTS * 16)  // a tile's columns (output n)
 // The block's f32 partial tile in the workspace (after the counters): [tail * S + split][NR][TW].
