@@ -172,6 +172,13 @@ struct Balanced {
   b.tile_bytes = 16LL * c.mb * per * 16 * 4;
   return b;
 }
+// Whether a config's GEMM may launch under PDL (after its quantiser or the previous kernel). Not
+// a balanced grid: its time depends on where its blocks land, and under PDL they land as the
+// previous kernel's leave. Session 38 (H100, gate_up, quant_act + GEMM; docs/PERF.md): MXFP4
+// (4, 255, 1, 1, 1, 4) M = 1 ran the pair in 21.0 us plain and 25.0 under PDL (SK 1: 24.8 under
+// PDL), w4a8fp8 M = 16 21.8 plain, 26.2 under PDL (SK 1 26.1); with the GEMM's trigger at its exit
+// (R4_PDL_TRIGGER 0) the same. Every launcher asks this (a8_gemm_options, the step chains, r4d).
+[[nodiscard]] constexpr bool pdl_allowed(const Config& c) { return !is_balanced(c); }
 // The R4_SK a config is compiled with (kernels/splitk.h). 0 for SK 2, 4 and 8 on NVIDIA: split-K
 // read from the launch's gridDim.y, so those three SKs of a config share one compiled body (the
 // cold sweep compiled 2,017 configs of 828 such bodies: docs/PERF.md "Session 27"). The

@@ -730,32 +730,21 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
 
 #if R4G_BAL
 // A balanced grid's block (kernels/config.hpp balanced mirrors it): of T N tiles, the first
-// W = floor(T / SMS) * SMS take one whole-K block each, the other R = T - W tiles S blocks each, the
-// launch's grid being R S + W blocks: the split blocks first (0 .. R S - 1), then the whole ones.
-// Why that order (session 38, call 1, H100): whole blocks first ran the GEMM alone in 19.7 us
-// (MXFP4 gate_up M = 1; SK 1 24.1) but 24.9 after quant_act under PDL (SK 1 24.8), where a GEMM's
-// blocks take SMs as the previous GEMM's blocks leave: its first blocks land beside that GEMM's
-// whole blocks as its short split blocks leave, and were whole blocks, so some SMs got three whole
-// tiles again. Split blocks first, those early places get the short blocks. `tail`: the tile's
-// index among the R split ones (-1: a whole block). Recomputed where needed rather than kept live
-// through the main loop.
+// W = floor(T / SMS) * SMS take one whole-K block each (blocks 0 .. W - 1), the other R = T - W
+// tiles S blocks each (W .. W + R S - 1, the launch's grid). Whole blocks first: a fresh grid's
+// blocks then land two whole ones per SM and one split one beside them; split blocks first ran
+// gate_up 24-25 us instead of 19.4-19.7 (session 38 calls 2-3, H100, MXFP4 M = 1). Such a grid is
+// never launched under PDL (kernels/config.hpp pdl_allowed). `tail`: the tile's index among the
+// R split ones (-1: a whole block). Recomputed where needed rather than kept live through the
+// main loop.
 struct r4g_bal_t {
   int tile, split, count, tail;
 };
-#ifndef R4G_BAL_SPLIT_FIRST
-#define R4G_BAL_SPLIT_FIRST 1
-#endif
 __device__ inline r4g_bal_t r4g_bal(int T) {
-  const int W = T / R4G_BAL_SMS * R4G_BAL_SMS, R = T - W, b = (int)blockIdx.x;
-  if (R == 0) return {b, 0, 1, -1};
-  const int S = ((int)gridDim.x - W) / R;
-#if R4G_BAL_SPLIT_FIRST
-  if (b >= R * S) return {b - R * S, 0, 1, -1};
-  return {W + b / S, b % S, S, b / S};
-#else
+  const int W = T / R4G_BAL_SMS * R4G_BAL_SMS, b = (int)blockIdx.x;
   if (b < W) return {b, 0, 1, -1};
-  return {W + (b - W) / S, (b - W) % S, S, (b - W) / S};
-#endif
+  const int S = ((int)gridDim.x - W) / (T - W), j = b - W;
+  return {W + j / S, j % S, S, j / S};
 }
 #define R4G_TW (R4G_SLOTS * 16)  // a tile's columns (output n)
 // The block's f32 partial tile in the workspace (after the counters): [tail * S + split][NR][TW].

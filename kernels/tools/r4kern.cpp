@@ -388,7 +388,7 @@ class Driver {
             },
             TimingSpec{2, 11, 24});
       };
-      const auto tp = pair({}), tpp = pair(a8_gemm_options(arch_));
+      const auto tp = pair({}), tpp = pair(a8_gemm_options(arch_, c));
       fmt::print(
           "one {} {} {} M={}{}: quant_act {:.2f} us, quant_act + gemm {:.2f} us, with PDL {:.2f} "
           "us\n",
@@ -455,7 +455,7 @@ class Driver {
           },
           TimingSpec{2, 11, 24});
     };
-    const auto tp = pair({}), tpp = pair(a8_gemm_options(arch_));
+    const auto tp = pair({}), tpp = pair(a8_gemm_options(arch_, c));
     const auto kname = std::string(name(v.id));
     fmt::print(
         "one {} {} {} M={}{}: {:.2f} us ({:.0f} GB/s), {} regs; quant_act_fp8 + gemm "
@@ -618,7 +618,7 @@ class Driver {
           else
             launch_qa(*qk, s, in[u].get(), q[u].get(), sa[u].get(), act_order(v.id, c));
           launch_gemm_a8(v.id, k, c, arch_, s, q[u].get(), sa[u].get(), cold.at(e), out[u].get(),
-                         workspace_.get(), *stream_, a8_gemm_options(arch_));
+                         workspace_.get(), *stream_, a8_gemm_options(arch_, c));
         },
         TimingSpec{2, 11, 24});
     fmt::print(

@@ -87,14 +87,21 @@ TEST(Config, SpaceIsModerateAndValid) {
   EXPECT_GT(ldg89, 50u);
 }
 
-// The quantiser + GEMM pair's GEMM launches under PDL exactly where the device has it (the
-// races, the verifier, r4kern and r4d_bench share this rule; r4d's Pdl::automatic is the same).
+// The quantiser + GEMM pair's GEMM launches under PDL exactly where the device has it and the
+// config allows it (the races, the verifier, r4kern and r4d_bench share this rule; r4d's
+// Pdl::automatic is the same): every config but a balanced grid (pdl_allowed).
 TEST(Config, OneByteGemmAfterItsQuantiserUsesPdlWhereTheDeviceHasIt) {
-  EXPECT_TRUE(a8_gemm_options(gpu::Arch::from("sm_90")).pdl);
-  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("sm_89")).pdl);
-  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("sm_80")).pdl);
-  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("gfx1201")).pdl);
-  const auto o = a8_gemm_options(gpu::Arch::from("sm_90"));
+  const Config c{4, 1, 1, 1, 1, kGenSm90a, 4}, bal{4, kSm90aBalanced, 1, 1, 1, kGenSm90a, 4};
+  const Config ldg{4, 2, 1, 1, 0, kGenLdg, 2};
+  EXPECT_TRUE(a8_gemm_options(gpu::Arch::from("sm_90"), c).pdl);
+  EXPECT_TRUE(a8_gemm_options(gpu::Arch::from("sm_90"), ldg).pdl);
+  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("sm_90"), bal).pdl);
+  EXPECT_TRUE(pdl_allowed(c));
+  EXPECT_FALSE(pdl_allowed(bal));
+  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("sm_89"), ldg).pdl);
+  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("sm_80"), ldg).pdl);
+  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("gfx1201"), Config{4, 1, 1, 1, 0}).pdl);
+  const auto o = a8_gemm_options(gpu::Arch::from("sm_90"), c);
   EXPECT_EQ(o.cluster.x * o.cluster.y * o.cluster.z, 1u);  // no cluster: a plain grid
 }
 
@@ -413,12 +420,12 @@ TEST(Config, BalancedGeometry) {
         const std::int64_t G = k / kGroup;
         std::vector<std::int64_t> groups(static_cast<std::size_t>(g.tiles), 0);
         for (std::int64_t blk = 0; blk < g.blocks; ++blk) {
-          // r4g_bal: the R * S split blocks first, then the whole ones.
-          const std::int64_t S = (g.blocks - g.whole) / (g.tiles - g.whole);
-          std::int64_t tile = blk - g.rest * S, split = 0, count = 1;
-          if (blk < g.rest * S) {
-            tile = g.whole + blk / S, split = blk % S, count = S;
-            ASSERT_LT(blk, g.rest * g.splits);  // its workspace slot exists
+          // r4g_bal: the whole blocks first, then the R * S split ones.
+          std::int64_t tile = blk, split = 0, count = 1;
+          if (blk >= g.whole) {
+            const std::int64_t S = (g.blocks - g.whole) / (g.tiles - g.whole), j = blk - g.whole;
+            tile = g.whole + j / S, split = j % S, count = S;
+            ASSERT_LT(j, g.rest * g.splits);  // its workspace slot exists
           }
           const std::int64_t b0 = split * G / count, b1 = (split + 1) * G / count;
           ASSERT_LT(b0, b1) << n << "x" << k;  // every block has a group

@@ -147,10 +147,13 @@ struct StepChain::Impl {
 
   void enqueue_w4(const std::vector<ChainLink>& chain, std::int64_t m, int copy, bool pdl,
                   bool verifying, gpu::Stream& s) {
-    const gpu::LaunchOptions opt{pdl && gpu::has_pdl(ctx.info().arch), {1, 1, 1}};
     const auto& arch = ctx.info().arch;
     for (std::size_t l = 0; l < links(); ++l) {
       const auto& L = chain[l];
+      // A balanced grid's GEMM (and its quantiser, whose PDL wait would otherwise let the GEMM's
+      // predecessor overlap it) launches plainly (kernels::pdl_allowed).
+      const gpu::LaunchOptions opt{pdl && gpu::has_pdl(arch) && kernels::pdl_allowed(L.config),
+                                   {1, 1, 1}};
       const kernels::Shape sh{L.n, L.k, m};
       const auto& w = weights[l][static_cast<std::size_t>(copy)];
       if (L.kernel == kernels::KernelId::gemm_w4a16_nt) {

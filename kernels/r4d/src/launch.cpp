@@ -221,7 +221,9 @@ Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N, P
   if (st == nullptr) return refuse(Status::not_initialised);
   const detail::PdlUse use = detail::resolve_pdl(pdl, st->pdl);
   if (use == detail::PdlUse::refuse) return refuse(Status::pdl_unsupported);
-  use_pdl = use == detail::PdlUse::pdl;
+  // A balanced grid launches plainly even under Pdl::on (kernels/config.hpp pdl_allowed): its
+  // griddepcontrol.wait is then a no-op, and stream order alone orders its reads.
+  use_pdl = use == detail::PdlUse::pdl && r4::kernels::pdl_allowed(detail::to_kernels(c));
   const r4::kernels::Shape s{N, K, M};
   if (!r4::kernels::is_valid(id, detail::to_kernels(c), detail::nvidia_arch(st->major, st->minor),
                              s))
