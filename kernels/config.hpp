@@ -23,7 +23,8 @@
 // capability 9.x device, compiled for sm_90a; its tuple is (WV, SK, MB, NPW, NT, ST):
 //   WV  consumer warps: 4 or 8 (one or two consumer warpgroups; a producer warpgroup is added)
 //   SK  split-K over the 128-K groups                   {1, 2, 4, 8, 16}, SK <= K/128; or 132
-//       (kSm90aStreamK): stream-K over at most 132 blocks (WV 8, ST 4, MB = ceil(M/16), below)
+//       (kSm90aStreamK): stream-K over at most 132 blocks (WV 8, ST 4, MB = ceil(M/16), below);
+//       or 255 (kSm90aBalanced): whole-K tiles for full waves, the rest split (WV 4, NPW 1, below)
 //   MB  16-row M tiles per block = wgmma N / 16         {1, 2, 3, 4}, MB <= ceil(M/16); 3 at ST 4
 //   NPW 16-row N tiles per consumer warp (each consumer warpgroup owns NPW 64-row tiles) {1, 2}
 //   NT  L2 evict-first weight copies                    {0, 1}
@@ -178,7 +179,9 @@ struct Balanced {
 // (4, 255, 1, 1, 1, 4) M = 1 ran the pair in 21.0 us plain and 25.0 under PDL (SK 1: 24.8 under
 // PDL), w4a8fp8 M = 16 21.8 plain, 26.2 under PDL (SK 1 26.1); with the GEMM's trigger at its exit
 // (R4_PDL_TRIGGER 0) the same. Every launcher asks this (a8_gemm_options, the step chains, r4d).
-[[nodiscard]] constexpr bool pdl_allowed(const Config& c) { return !is_balanced(c); }
+[[nodiscard]] constexpr bool pdl_allowed(const Config& c) {
+  return !is_balanced(c);
+}
 // The R4_SK a config is compiled with (kernels/splitk.h). 0 for SK 2, 4 and 8 on NVIDIA: split-K
 // read from the launch's gridDim.y, so those three SKs of a config share one compiled body (the
 // cold sweep compiled 2,017 configs of 828 such bodies: docs/PERF.md "Session 27"). The

@@ -126,7 +126,7 @@
 // balanced the same grid and lost: its ranges end inside tiles, and those segment ends stalled the
 // stream (docs/PERF.md "Session 37"); here a block ends only at its tile's end.
 #define R4G_BAL (R4_SK == 255)
-#define R4G_BAL_SMS 132  // kernels/config.hpp kSm90aBalancedSms
+#define R4G_BAL_SMS 132                   // kernels/config.hpp kSm90aBalancedSms
 #define R4G_SKS (R4_SK > 16 && !R4G_BAL)  // stream-K
 #ifndef R4G_SCHUNK
 #define R4G_SCHUNK (R4G_SCHUNK_ON && R4G_EB == 1 && !R4G_SKS)
@@ -727,7 +727,6 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
 }
 #endif
 
-
 #if R4G_BAL
 // A balanced grid's block (kernels/config.hpp balanced mirrors it): of T N tiles, the first
 // W = floor(T / SMS) * SMS take one whole-K block each (blocks 0 .. W - 1), the other R = T - W
@@ -1176,9 +1175,9 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         }
       }
     }
+    }
+    if (!(R4G_LESION & 4)) r4g_bal_finish(C, ws, M, N);
   }
-  if (!(R4G_LESION & 4)) r4g_bal_finish(C, ws, M, N);
-}
 #else
 #if R4G_EPI_PACK
     const bool wide = r4_epilogue_wide(C, N);

@@ -15,8 +15,8 @@
 namespace r4::kernels {
 namespace {
 
-// Each config of `cfgs` that is valid for shape s, on w4a16 (f16 and bf16) and w4a8, against the CPU
-// reference over NaN-poisoned outputs.
+// Each config of `cfgs` that is valid for shape s, on w4a16 (f16 and bf16) and w4a8, against the
+// CPU reference over NaN-poisoned outputs.
 void check_configs(const Shape& s, std::initializer_list<Config> cfgs, unsigned seed) {
   auto be = gpu::make_cuda_backend();
   if (be->device_count() == 0) GTEST_SKIP() << be->status();
