@@ -810,6 +810,56 @@ __device__ inline void r4g_bal_finish(u16* __restrict__ C, void* __restrict__ ws
 }
 #endif
 
+#if R4G_BAL
+// A balanced block's epilogue (consumer threads): a whole-K block stores bf16 as SK 1 does, a
+// split one its partial tile (r4g_bal_part), scaled by the activation rows' scales `sav`.
+__device__ inline void r4g_bal_store(const float (&acc)[R4_NPW][R4G_NR / 2],
+                                     const float (&sav)[R4G_NR / 8][2], u16* __restrict__ C,
+                                     void* __restrict__ ws, int M, int N, int wg, int warp, int g,
+                                     int t) {
+  const int ntiles16 = N >> 4;
+  const r4g_bal_t bal = r4g_bal((ntiles16 + R4G_SLOTS - 1) / R4G_SLOTS);
+  float* const bpart = bal.count > 1 ? r4g_bal_part(ws, bal) : nullptr;
+#if R4G_EPI_PACK
+  const bool wide = bal.count == 1 && r4_epilogue_wide(C, N);
+#endif
+#pragma unroll
+  for (int p = 0; p < R4_NPW; ++p) {
+    const int t16 = bal.tile * R4G_SLOTS + (wg * R4_NPW + p) * 4 + warp;
+    if (t16 < ntiles16 && (!(R4G_LESION & 4) || M < 0)) {
+      const int n0 = t16 * 16 + g, col = n0 - bal.tile * R4G_TW;
+#pragma unroll
+      for (int i = 0; i < R4G_NR / 8; ++i) {
+        const int m = 8 * i + 2 * t;
+        const float v00 = acc[p][4 * i] * sav[i][0], v10 = acc[p][4 * i + 1] * sav[i][1];
+        const float v01 = acc[p][4 * i + 2] * sav[i][0], v11 = acc[p][4 * i + 3] * sav[i][1];
+        if (bpart != nullptr) {  // rows past M too: the reduction reads live rows only
+          bpart[m * R4G_TW + col] = v00;
+          bpart[(m + 1) * R4G_TW + col] = v10;
+          bpart[m * R4G_TW + col + 8] = v01;
+          bpart[(m + 1) * R4G_TW + col + 8] = v11;
+          continue;
+        }
+#if R4G_EPI_PACK
+        if (wide) {
+          r4_store_bf16_packed(C, M, N, m, t16, g, v00, v10, v01, v11);
+          continue;
+        }
+#endif
+        if (m < M) {
+          C[(i64)m * N + n0] = r4_f32_to_bf16(v00);
+          C[(i64)m * N + n0 + 8] = r4_f32_to_bf16(v01);
+        }
+        if (m + 1 < M) {
+          C[(i64)(m + 1) * N + n0] = r4_f32_to_bf16(v10);
+          C[(i64)(m + 1) * N + n0 + 8] = r4_f32_to_bf16(v11);
+        }
+      }
+    }
+  }
+}
+#endif
+
 // The kernel body; the .cu files wrap it in their extern "C" entry points.
 __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf16/int8
                                 const float* __restrict__ sa,  // [M] int8 row scales, or null
@@ -1135,49 +1185,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     float sav[R4G_NR / 8][2];
     r4g_row_scales(sav, sa, m_base, t, M);
 #if R4G_BAL
-    // A whole-K block stores bf16 as SK 1 does; a split one its partial tile (r4g_bal_part).
-    const r4g_bal_t bal = r4g_bal((ntiles16 + R4G_SLOTS - 1) / R4G_SLOTS);
-    float* const bpart = bal.count > 1 ? r4g_bal_part(ws, bal) : nullptr;
-#if R4G_EPI_PACK
-    const bool wide = bal.count == 1 && r4_epilogue_wide(C, N);
-#endif
-#pragma unroll
-    for (int p = 0; p < R4_NPW; ++p) {
-      const int t16 = bal.tile * R4G_SLOTS + (wg * R4_NPW + p) * 4 + warp;
-      if (t16 < ntiles16 && (!(R4G_LESION & 4) || M < 0)) {
-        const int n0 = t16 * 16 + g, col = n0 - bal.tile * R4G_TW;
-#pragma unroll
-        for (int i = 0; i < R4G_NR / 8; ++i) {
-          const int m = 8 * i + 2 * t;
-          const float v00 = acc[p][4 * i] * sav[i][0], v10 = acc[p][4 * i + 1] * sav[i][1];
-          const float v01 = acc[p][4 * i + 2] * sav[i][0], v11 = acc[p][4 * i + 3] * sav[i][1];
-          if (bpart != nullptr) {  // rows past M too: the reduction reads live rows only
-            bpart[m * R4G_TW + col] = v00;
-            bpart[(m + 1) * R4G_TW + col] = v10;
-            bpart[m * R4G_TW + col + 8] = v01;
-            bpart[(m + 1) * R4G_TW + col + 8] = v11;
-            continue;
-          }
-#if R4G_EPI_PACK
-          if (wide) {
-            r4_store_bf16_packed(C, M, N, m, t16, g, v00, v10, v01, v11);
-            continue;
-          }
-#endif
-          if (m < M) {
-            C[(i64)m * N + n0] = r4_f32_to_bf16(v00);
-            C[(i64)m * N + n0 + 8] = r4_f32_to_bf16(v01);
-          }
-          if (m + 1 < M) {
-            C[(i64)(m + 1) * N + n0] = r4_f32_to_bf16(v10);
-            C[(i64)(m + 1) * N + n0 + 8] = r4_f32_to_bf16(v11);
-          }
-        }
-      }
-    }
-    }
-    if (!(R4G_LESION & 4)) r4g_bal_finish(C, ws, M, N);
-  }
+    r4g_bal_store(acc, sav, C, ws, M, N, wg, warp, g, t);
 #else
 #if R4G_EPI_PACK
     const bool wide = r4_epilogue_wide(C, N);
@@ -1206,10 +1214,15 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         }
       }
     }
-  }
-  if (!(R4G_LESION & 4)) r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR);
-}
 #endif  // R4G_BAL
+    }
+#if R4G_BAL
+    if (!(R4G_LESION & 4)) r4g_bal_finish(C, ws, M, N);
+#else
+    if (!(R4G_LESION & 4))
+      r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR);
+#endif
+  }
 #endif  // R4G_SKS
 
 #endif  // R4_KERNELS_NV_GEMM_W4_SM90A_H
