@@ -153,10 +153,12 @@ inline constexpr int kSm90aBalancedSms = 132;  // gemm_w4_sm90a.h R4G_BAL_SMS
   return c.gen == kGenSm90a && c.sk == kSm90aBalanced;
 }
 // A balanced launch's geometry for an N x K shape: N tiles, whole-K blocks, split tiles, splits
-// per split tile, blocks, and the f32 bytes of one block's partial tile (16 * MB rows by WV * NPW *
-// 16); the workspace holds the counters and rest * splits partial tiles.
+// per split tile, blocks, the f32 bytes of one block's partial tile (16 * MB rows by WV * NPW *
+// 16), and the workspace: the split-K counters, then rest * splits partial tiles (the family's and
+// r4d's workspace_bytes).
 struct Balanced {
-  std::int64_t tiles = 0, whole = 0, rest = 0, splits = 1, blocks = 0, tile_bytes = 0;
+  std::int64_t tiles = 0, whole = 0, rest = 0, splits = 1, blocks = 0, tile_bytes = 0,
+               workspace = 0;
 };
 [[nodiscard]] constexpr Balanced balanced(const Config& c, std::int64_t n, std::int64_t k) {
   Balanced b;
@@ -171,6 +173,7 @@ struct Balanced {
   }
   b.blocks = b.whole + b.rest * b.splits;
   b.tile_bytes = 16LL * c.mb * per * 16 * 4;
+  b.workspace = kSplitKCounters * 4LL + b.rest * b.splits * b.tile_bytes;
   return b;
 }
 // Whether a config's GEMM may launch under PDL (after its quantiser or the previous kernel). Not

@@ -156,11 +156,7 @@ std::size_t workspace_bytes(KernelId id, const Config& c, const Shape& s) {
     return static_cast<std::size_t>(kSplitKCounters) * 4 +
            static_cast<std::size_t>(g.slots * g.tiles * g.tile_bytes);
   }
-  if (is_balanced(c)) {  // counters, then rest x splits f32 partial tiles (kernels/config.hpp)
-    const auto b = balanced(c, s.n, s.k);
-    return static_cast<std::size_t>(kSplitKCounters) * 4 +
-           static_cast<std::size_t>(b.rest * b.splits * b.tile_bytes);
-  }
+  if (is_balanced(c)) return static_cast<std::size_t>(balanced(c, s.n, s.k).workspace);
   return static_cast<std::size_t>(kSplitKCounters) * 4 +
          static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(s.m * s.n) * 4;
 }

@@ -1215,14 +1215,16 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
       }
     }
 #endif  // R4G_BAL
-    }
-#if R4G_BAL
-    if (!(R4G_LESION & 4)) r4g_bal_finish(C, ws, M, N);
-#else
-    if (!(R4G_LESION & 4))
-      r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR);
-#endif
+    // Unformatted: clang-format indents by the stream-K branch above, which closes the function.
+    // clang-format off
   }
+#if R4G_BAL
+  if (!(R4G_LESION & 4)) r4g_bal_finish(C, ws, M, N);
+#else
+  if (!(R4G_LESION & 4)) r4_splitk_finish(o, ws, tile16_first * 16, R4G_SLOTS * 16, m_base, R4G_NR);
+#endif
+}
+// clang-format on
 #endif  // R4G_SKS
 
 #endif  // R4_KERNELS_NV_GEMM_W4_SM90A_H

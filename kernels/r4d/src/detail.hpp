@@ -149,11 +149,8 @@ inline constexpr unsigned kQuantActThreads = 256;  // kernels/quant_act.cu R4_QA
     return static_cast<std::size_t>(r4::kernels::kSplitKCounters) * 4 +
            static_cast<std::size_t>(g.slots * g.tiles * g.tile_bytes);
   }
-  if (r4::kernels::is_balanced(to_kernels(c))) {
-    const auto b = r4::kernels::balanced(to_kernels(c), n, k);
-    return static_cast<std::size_t>(r4::kernels::kSplitKCounters) * 4 +
-           static_cast<std::size_t>(b.rest * b.splits * b.tile_bytes);
-  }
+  if (r4::kernels::is_balanced(to_kernels(c)))
+    return static_cast<std::size_t>(r4::kernels::balanced(to_kernels(c), n, k).workspace);
   return static_cast<std::size_t>(r4::kernels::kSplitKCounters) * 4 +
          static_cast<std::size_t>(c.sk) * static_cast<std::size_t>(m * n) * 4;
 }
