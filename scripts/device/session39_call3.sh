@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Session 39, call 3: r4d and the gpu-labelled tests at the commit whose tables, fixture and report
+# came from call 2's H200 sweep (6ff1d4f's kernels). Carry [".device/bin"] (pack.sh without r4kern
+# and the fixture database, which is unpacked here from tests/fixtures: 64 MiB carry limit).
+# Order: the quick gpu-labelled binaries, r4d's gtests, r4d_bench (every table row through r4d
+# against the tuner's NVRTC build and the stored sweep: the 3% criterion), then r4d.sh's Python
+# module, torch tests and the drafter end to end.
+set -u
+source "$(dirname "$0")/env.sh"
+tar -xJf tests/fixtures/h200-dflash-2026-11-30.db.tar.xz -C $B
+{
+  date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+  timeout 250 bash scripts/device/gpu_tests.sh
+  echo "gpu tests rc=$?"
+  echo "== r4d_bench: r4d against the tuner's NVRTC build and the stored sweep, every table row"
+  timeout 200 $B/r4d_bench all 15 16,32,48,64 $B/h200-dflash-2026-11-30.db 2>&1
+  echo "bench rc=$?"
+} 2>&1 | tee "$OUT/call3.log" | grep -E "rc=|PASSED|FAILED|ratio|within|H200|H100|failed"
+R4D_GTESTS_DONE=1 R4D_SKIP_BENCH=1 timeout 260 bash scripts/device/r4d.sh
