@@ -8,6 +8,8 @@
 set -u
 T0=$(date +%s)
 source "$(dirname "$0")/env.sh"
+# src.tar for r4d.sh from the copied working tree (HEAD plus this script), not carried.
+tar -cf /tmp/src.tar --exclude=./.device . && mv /tmp/src.tar $B/src.tar
 tar -xJf tests/fixtures/h200-dflash-2026-11-30.db.tar.xz -C $B
 {
   date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
