@@ -19,6 +19,6 @@ tar -xJf tests/fixtures/h200-dflash-2026-11-30.db.tar.xz -C $B
   timeout 200 $B/r4d_bench all 15 16,32,48,64 $B/h200-dflash-2026-11-30.db 2>&1
   echo "bench rc=$?"
 } 2>&1 | tee "$OUT/call3.log" | grep -E "rc=|PASSED|FAILED|ratio|within|H200|H100|failed"
-left=$((580 - ($(date +%s) - T0)))
+left=$((${R4_CALL_S:-580} - ($(date +%s) - T0)))
 echo "r4d.sh with ${left} s left"
 R4D_GTESTS_DONE=1 R4D_SKIP_BENCH=1 timeout $left bash scripts/device/r4d.sh
