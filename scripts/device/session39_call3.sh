@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# NOT RUN in session 39 (no machine started; the device time ran out): the next session runs it
+# on branch fixture/h200-6ff1d4f, whose tables it tests, before that branch lands.
 # Session 39, call 3: r4d and the gpu-labelled tests at the commit whose tables, fixture and report
 # came from call 2's H200 sweep (6ff1d4f's kernels). Carry [".device/bin"] (pack.sh without r4kern
 # and the fixture database, which is unpacked here from tests/fixtures: 64 MiB carry limit).
