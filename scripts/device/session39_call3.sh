@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# NOT RUN in session 39 (no machine started; the device time ran out): the next session runs it
-# on branch fixture/h200-6ff1d4f, whose tables it tests, before that branch lands.
+# NOT RUN in session 39 (no machine started; the device time ran out). The next session runs it
+# on branch fixture/h200-6ff1d4f, whose tables it tests, before that branch lands (or, if the
+# branch is gone, after scripts/refresh_fixture.sh docs/device-logs/2026-12-06-session39-h200-
+# call2-dflash-run1.db.xz, committed, and a pack of that tree).
 # Session 39, call 3: r4d and the gpu-labelled tests at the commit whose tables, fixture and report
 # came from call 2's H200 sweep (6ff1d4f's kernels). Carry [".device/bin"] (pack.sh without r4kern
 # and the fixture database, which is unpacked here from tests/fixtures: 64 MiB carry limit).

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# NOT RUN in session 39 (no machine started; the device time ran out): the next session runs it
-# on branch fixture/h200-6ff1d4f, whose tables it tests, before that branch lands.
+# NOT RUN in session 39 (no machine started; the device time ran out). The next session runs it
+# on branch fixture/h200-6ff1d4f, whose tables it tests, before that branch lands (or, if the
+# branch is gone, after scripts/refresh_fixture.sh docs/device-logs/2026-12-06-session39-h200-
+# call2-dflash-run1.db.xz, committed, and a pack of that tree).
 # Session 39, call 4: call 3's runs in priority order for a short device budget (R4_CALL_S, s):
 # r4d's gtests on the refreshed tables, r4d_bench (the 3% criterion), the Python module and its
 # torch-ops test (compile + CUDA graph), then the quick gpu-labelled binaries; the drafter end to
