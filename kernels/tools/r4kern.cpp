@@ -109,6 +109,29 @@ bool shape_wanted(const Args& a, const char* name) {
   return list.find("," + std::string(name) + ",") != std::string::npos;
 }
 
+// Every --shapes entry names a seed shape (or one of --check's edge shapes) or is NxK; an unknown
+// name is refused here. It used to fall back to qkv silently, and session 39's call 1 timed qkv
+// for lines labelled with other shapes (it passed the sweep's names, e.g. qkv_proj).
+// Returns whether every entry is known; `bad` gets the first that is not.
+bool shapes_known(const std::string& list, std::string& bad) {
+  std::size_t from = 0;
+  while (from <= list.size()) {
+    const std::size_t to = std::min(list.find(',', from), list.size());
+    const std::string name = list.substr(from, to - from);
+    from = to + 1;
+    long long n = 0, k = 0;
+    if (std::sscanf(name.c_str(), "%lldx%lld", &n, &k) == 2 && n > 0 && k > 0) continue;
+    if (name.rfind("edge_", 0) == 0) continue;  // --check's edge shapes (Driver::check)
+    const bool seed = std::any_of(std::begin(kSeedShapes), std::end(kSeedShapes),
+                                  [&](const SeedShape& x) { return name == x.name; });
+    if (!seed) {
+      bad = name;
+      return false;
+    }
+  }
+  return true;
+}
+
 class Driver {
  public:
   explicit Driver(const Args& a) : args_(a) {
@@ -1086,6 +1109,13 @@ int main(int argc, char** argv) {
                  "[--binary PATH]]\n");
       return 2;
     }
+  }
+  if (std::string bad; !a.shapes.empty() && !shapes_known(a.shapes, bad)) {
+    std::string names;
+    for (const auto& x : kSeedShapes) names += std::string(names.empty() ? "" : ", ") + x.name;
+    fmt::print(stderr, "r4kern: --shapes: unknown shape '{}' (seed shapes: {}; or NxK)\n", bad,
+               names);
+    return 2;
   }
   try {
     Driver d(a);
