@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu_problem.hpp"
+#include "kernels/config.hpp"
 #include "kernels/nv/wgmma_layout_sm90a.h"
 #include "kernels/r4d/src/detail.hpp"
 #include "r4d/r4d.hpp"
@@ -136,11 +137,11 @@ TEST_F(R4dLaunch, AutomaticGemmTakesThePathTheTableSays) {
     }
 }
 
-// Every sm90a band of both tables (smallest shapes first, at most four per dtype for time), at
-// the band's lowest and highest M: w4a16 with f16 A (the seeds' launcher) and bf16 A (what
-// r4d::gemm runs), w4a8 after quant_act; each against the reference, and launched twice over
-// poisoned outputs with bit-identical results (split-K is deterministic). The configs come from
-// config_for, so the lower M exercises the MB clamp.
+// Every sm90a band of both tables (smallest shapes first, at most four per dtype for time, and
+// every balanced band), at the band's lowest and highest M: w4a16 with f16 A (the seeds' launcher)
+// and bf16 A (what r4d::gemm runs), w4a8 after quant_act; each against the reference, and launched
+// twice over poisoned outputs with bit-identical results (split-K is deterministic). The configs
+// come from config_for, so the lower M exercises the MB clamp.
 TEST_F(R4dLaunch, Sm90aBandsMatchReference) {
   if (!tables_have_sm90a()) GTEST_SKIP() << "the compiled-in tables have no sm90a band";
   if (!sm90a_runs_here())
@@ -165,7 +166,13 @@ TEST_F(R4dLaunch, Sm90aBandsMatchReference) {
     std::stable_sort(bands.begin(), bands.end(), [](const Band& x, const Band& y) {
       return static_cast<long long>(x.row.n) * x.row.k < static_cast<long long>(y.row.n) * y.row.k;
     });
-    if (bands.size() > 4) bands.resize(4);
+    // The four smallest, and every balanced band (SK 255) beside them: the H200 sweep of
+    // session 39 chose the balanced grid only on gate_up, the largest shape, which the four
+    // smallest never reach, and its 1-D grid, split tiles and workspace go through r4d's own
+    // launcher (kernels/r4d/src/detail.hpp), which no other GPU test here reaches.
+    const auto balanced = [](const Band& b) { return b.row.sk == r4::kernels::kSm90aBalanced; };
+    if (bands.size() > 4)
+      bands.erase(std::stable_partition(bands.begin() + 4, bands.end(), balanced), bands.end());
     for (const Band& b : bands) {
       const auto& r = b.row;
       const int top = std::min(r.m_limit, 64);
