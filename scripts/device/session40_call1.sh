@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Session 40, call 1: session39_call3.sh reordered for a short device budget (584 s left after
-# twelve failed starts). Same carry ([".device/bin"], pack.sh without r4kern, the fixture database
+# Session 40, call 1: session39_call3.sh reordered for a short device budget. NOT RUN: session 40
+# got no machine (fifteen starts failed or were refused, then too little time was left to start
+# one). The next session runs it first, on branch fixture/h200-6ff1d4f (rebased on main), with
+# R4_CALL_S=560 and timeout_s 600. Same carry ([".device/bin"], pack.sh without r4kern, the fixture database
 # and src.tar) and the same checks, most valuable first, each appending to $OUT/call1.log as it
 # ends so a run cut at its limit still brings back what finished:
 #   1. r4d's gpu-labelled gtests on the refreshed tables (the first GPU launches of balanced
@@ -10,7 +12,9 @@
 #   3. r4d.sh: the Python module, torch tests, compile + CUDA graph, the drafter example;
 #   4. the tuner's and kernels' gpu-labelled binaries (their kernels did not change since session
 #      38 call 4, where they passed on an H100) if time is left.
-# R4_CALL_S bounds the whole (default 450 s).
+# R4_CALL_S bounds the whole (default 450 s). r4d_launch_gpu_test ran 119 s on an H100 in
+# session 38; it now also checks the balanced bands (gate_up, 17408 x 5120, M 1..48 on the CPU
+# reference), hence its 280 s.
 set -u
 T0=$(date +%s)
 source "$(dirname "$0")/env.sh"
@@ -23,7 +27,7 @@ tar -xJf tests/fixtures/h200-dflash-2026-11-30.db.tar.xz -C $B
   git log --oneline -1
   for t in r4d_launch_gpu_test r4d_graph_gpu_test; do
     s=$(date +%s)
-    timeout 200 $B/$t --gtest_brief=1 2>&1 | tail -6
+    timeout 280 $B/$t --gtest_brief=1 2>&1 | tail -6
     echo "$t rc=${PIPESTATUS[0]} in $(( $(date +%s) - s )) s"
   done
   echo "== r4d_bench: r4d against the tuner's NVRTC build and the stored sweep, every table row"
