@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# NOT RUN in session 39 (no machine started; the device time ran out). The next session runs it
+# NOT RUN in session 39 (no machine started; the device time ran out), nor in session 40 (fifteen
+# starts failed or were refused); session40_call1.sh is the same checks reordered, most valuable
+# first, and is the one to run. The next session runs it
 # on branch fixture/h200-6ff1d4f, whose tables it tests, before that branch lands (or, if the
 # branch is gone, after scripts/refresh_fixture.sh docs/device-logs/2026-12-06-session39-h200-
 # call2-dflash-run1.db.xz, committed, and a pack of that tree).
