@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NOT RUN in session 39 (no machine started; the device time ran out), nor in session 40 (fifteen
+# NOT RUN in session 39 (no machine started; the device time ran out), nor in session 40 (eighteen
 # starts failed or were refused); session40_call1.sh is the same checks reordered, most valuable
 # first, and is the one to run. The next session runs it
 # on branch fixture/h200-6ff1d4f, whose tables it tests, before that branch lands (or, if the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 40, call 1: session39_call3.sh reordered for a short device budget. NOT RUN: session 40
-# got no machine (fifteen starts failed or were refused, then too little time was left to start
+# got no machine (eighteen asks failed or were refused, then too little time was left to start
 # one). The next session runs it first, on branch fixture/h200-6ff1d4f (rebased on main), with
 # R4_CALL_S=560 and timeout_s 600. Same carry ([".device/bin"], pack.sh without r4kern, the fixture database
 # and src.tar) and the same checks, most valuable first, each appending to $OUT/call1.log as it
