@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # NOT RUN in session 39 (no machine started; the device time ran out), nor in session 40 (eighteen
-# starts failed or were refused); session40_call1.sh is the same checks reordered, most valuable
+# asks failed or were refused); session40_call1.sh is the same checks reordered, most valuable
 # first, and is the one to run. The next session runs it
 # on branch fixture/h200-6ff1d4f, whose tables it tests, before that branch lands (or, if the
 # branch is gone, after scripts/refresh_fixture.sh docs/device-logs/2026-12-06-session39-h200-
