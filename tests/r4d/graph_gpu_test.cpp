@@ -348,7 +348,7 @@ TEST(R4dPdlDevice, CapturedChainIsBitIdenticalWithAndWithoutPdl) {
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
 
   std::vector<Pending> pending;
-  int a8_links = 0, splitk_links = 0, sm90a_links = 0, runs = 0;
+  int a8_links = 0, splitk_links = 0, sm90a_links = 0, balanced_links = 0, runs = 0;
   bool could_splitk = false;  // some link at some M has a split-K config in either table
   std::mt19937 rng(1234);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
@@ -381,6 +381,10 @@ TEST(R4dPdlDevice, CapturedChainIsBitIdenticalWithAndWithoutPdl) {
       // shape), or take whichever dtype's band is of the sm90a generation (prefer_sm90a);
       // r4d::gemm decides by itself (w4a8 above a8_m rows).
       std::vector<Plan> plans(links.size());
+      // GEMMs that launch plainly in the PDL capture too: a balanced sm90a grid (SK 255) never
+      // runs under PDL (kernels/config.hpp pdl_allowed; r4d's prepare() asks it). Session 41's H100
+      // run of the session 39 tables (gate_up w4a8 M 1..16 balanced) counted 19 PDL launches of 20.
+      int plain_gemms = 0;
       for (std::size_t l = 0; l < links.size(); ++l) {
         const int n = links[l].w.n, k = links[l].w.k;
         const auto c8 = r4d::config_for(n, k, m, Dtype::w4a8);
@@ -399,6 +403,9 @@ TEST(R4dPdlDevice, CapturedChainIsBitIdenticalWithAndWithoutPdl) {
         a8_links += p.a8 ? 1 : 0;
         splitk_links += p.cfg.sk > 1 ? 1 : 0;
         sm90a_links += p.cfg.gen == r4d::kGenSm90a ? 1 : 0;
+        const bool pdl_ok = r4::kernels::pdl_allowed(r4d::detail::to_kernels(p.cfg));
+        plain_gemms += pdl_ok ? 0 : 1;
+        balanced_links += pdl_ok ? 0 : 1;
         could_splitk |= (c8 && c8->sk > 1) || (c16 && c16->sk > 1);
       }
       // Capture the chain plainly and with PDL; the PDL capture is the only one with PDL launches.
@@ -413,7 +420,8 @@ TEST(R4dPdlDevice, CapturedChainIsBitIdenticalWithAndWithoutPdl) {
         ASSERT_EQ(cudaGraphInstantiate(&g->exec, g->g, 0), cudaSuccess);
         const auto st = r4d::stats();
         EXPECT_EQ(st.launches, static_cast<std::uint64_t>(launched));
-        EXPECT_EQ(st.pdl_launches, g == &pdl && has ? static_cast<std::uint64_t>(launched) : 0u);
+        EXPECT_EQ(st.pdl_launches,
+                  g == &pdl && has ? static_cast<std::uint64_t>(launched - plain_gemms) : 0u);
       }
       // Fresh input for this M (bf16 in -1..1).
       const int k0 = links[0].w.k;
@@ -493,10 +501,10 @@ TEST(R4dPdlDevice, CapturedChainIsBitIdenticalWithAndWithoutPdl) {
     EXPECT_GT(sm90a_links, 0) << "no sm90a link in any chain";
   }
   std::printf(
-      "PDL %s: %d chains of %zu links (%d w4a8, %d split-K, %d sm90a link launches), %zu outputs "
-      "checked\n",
+      "PDL %s: %d chains of %zu links (%d w4a8, %d split-K, %d sm90a, %d balanced link launches), "
+      "%zu outputs checked\n",
       has ? "on" : "unavailable (both graphs plain)", runs, links.size(), a8_links, splitk_links,
-      sm90a_links, pending.size());
+      sm90a_links, balanced_links, pending.size());
 }
 
 }  // namespace

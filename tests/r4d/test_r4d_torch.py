@@ -25,6 +25,7 @@ import time
 
 SHAPES = [(3072, 5120), (5120, 2048), (17408, 5120), (5120, 8704), (1280, 5120), (256, 5120)]
 TOL = 1e-2
+BALANCED_SK = 255  # kernels/config.hpp kSm90aBalanced: the sm90a generation's balanced grid
 
 
 def _skip(why):
@@ -284,7 +285,16 @@ def test_r4d_torch():
     print(f"chain: {len(chain)} links at M = 8, 64 captured with and without PDL (device has PDL: "
           f"{pdl}; {s['pdl_launches']} of {s['launches']} launches with PDL), bit-identical; "
           f"{time.time() - t0:.1f}s total")
-    assert s["pdl_launches"] == (s["launches"] // 2 if pdl else 0), s
+    # A balanced sm90a grid (SK 255) launches plainly in the PDL capture too (kernels/config.hpp
+    # pdl_allowed, asked by r4d's prepare()): one plain GEMM per balanced link and M. Session 41's
+    # H100 run of the session 39 tables (gate_up w4a8 M 1..16 balanced) counted 19 of 20.
+    def auto_config(L, m):
+        c = r4d.config_for(L.N, L.K, m, "w4a8") if m > r4d.A8_M else None
+        return c if c is not None else r4d.config_for(L.N, L.K, m)
+
+    plain = sum(1 for m in (8, 64) for L in chain
+                if auto_config(L, m)[0] == "sm90a" and auto_config(L, m)[2] == BALANCED_SK)
+    assert s["pdl_launches"] == (s["launches"] // 2 - plain if pdl else 0), (s, plain)
 
 
 if __name__ == "__main__":
