@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Session 40, call 1: session39_call3.sh reordered for a short device budget. NOT RUN: session 40
-# got no machine (eighteen asks failed or were refused, then too little time was left to start
-# one). The next session runs it first, on branch fixture/h200-6ff1d4f (rebased on main), with
-# R4_CALL_S=560 and timeout_s 600. Same carry ([".device/bin"], pack.sh without r4kern, the
+# Session 40, call 1: session39_call3.sh reordered for a short device budget. Session 40 got no
+# machine; session 41 ran it on an H100 (nvidia-h100-x1) at cdfd783 with R4_CALL_S=560 and
+# timeout_s 600, in 329 s: docs/device-logs/2026-12-07-session41-h100-call1-*.log. Same carry ([".device/bin"], pack.sh without r4kern, the
 # fixture database and src.tar) and the same checks, most valuable first, each appending to
 # $OUT/call1.log as it ends so a run cut at its limit still brings back what finished:
 #   1. r4d's gpu-labelled gtests on the refreshed tables (the first GPU launches of balanced
