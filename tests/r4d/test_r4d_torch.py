@@ -172,9 +172,17 @@ class Layer:
             a.data_ptr(), self.wq.data_ptr(), self.wsz.data_ptr(), c.data_ptr(), m, self.K, self.N, *cfg, st)
         return c, a.float() @ self.wdq.T, "w4a16", None
 
+    def uses_a8(self, m):
+        """Whether r4d.gemm takes w4a8 at m rows: above A8_M, where its table has the shape."""
+        return m > r4d.A8_M and r4d.config_for(self.N, self.K, m, "w4a8") is not None
+
+    def auto_config(self, m):
+        """The config r4d.gemm launches at m rows."""
+        return r4d.config_for(self.N, self.K, m, "w4a8" if self.uses_a8(m) else "w4a16")
+
     def ref_auto(self, a_bf16):
         m = a_bf16.shape[0]
-        if m > r4d.A8_M and r4d.config_for(self.N, self.K, m, "w4a8") is not None:
+        if self.uses_a8(m):
             qr, sr = quant_act_ref(a_bf16)
             return (qr * sr[:, None]) @ self.wdq.T
         return a_bf16.float() @ self.wdq.T
@@ -288,12 +296,8 @@ def test_r4d_torch():
     # A balanced sm90a grid (SK 255) launches plainly in the PDL capture too (kernels/config.hpp
     # pdl_allowed, asked by r4d's prepare()): one plain GEMM per balanced link and M. Session 41's
     # H100 run of the session 39 tables (gate_up w4a8 M 1..16 balanced) counted 19 of 20.
-    def auto_config(L, m):
-        c = r4d.config_for(L.N, L.K, m, "w4a8") if m > r4d.A8_M else None
-        return c if c is not None else r4d.config_for(L.N, L.K, m)
-
     plain = sum(1 for m in (8, 64) for L in chain
-                if auto_config(L, m)[0] == "sm90a" and auto_config(L, m)[2] == BALANCED_SK)
+                if (c := L.auto_config(m))[0] == "sm90a" and c[2] == BALANCED_SK)
     assert s["pdl_launches"] == (s["launches"] // 2 - plain if pdl else 0), (s, plain)
 
 
