@@ -37,6 +37,12 @@ __device__ inline void dequant_e4m3_int4(u32 d0, u32 d1, u32 (&a)[4]) {
   int4x8_to_e4m3(d1, a[2], a[3]);
 }
 
+// The same registers holding the biased code (c + 8) * 2^-9 (cvt_fp8.h int4x8_to_e4m3_biased).
+__device__ inline void dequant_e4m3_int4_biased(u32 d0, u32 d1, u32 (&a)[4]) {
+  int4x8_to_e4m3_biased(d0, a[0], a[1]);
+  int4x8_to_e4m3_biased(d1, a[2], a[3]);
+}
+
 // Two mx_sm89-layout dwords (one k32 step: dwords 2s' and 2s'+1, quant/layout/mx_sm89.h) -> the
 // four e4m3x4 A registers holding e2m1 value * 2^-6 (low nibbles row g, high nibbles row g+8).
 __device__ inline void dequant_e4m3_e2m1(u32 d0, u32 d1, u32 (&a)[4]) {

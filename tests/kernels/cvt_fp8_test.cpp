@@ -1,7 +1,8 @@
 // The in-register weight conversions of the fp8-activation GEMMs (kernels/nv/cvt_fp8.h), compiled
 // for the host, against quant/numeric.hpp's decoders: every int4 code at every nibble position
 // lands in its byte as code * 2^-9 (sign-magnitude, subnormal or the normal 2^-6 for |c| = 8), and
-// every e2m1 code at every byte position, low or high nibble, as its value * 2^-6.
+// every e2m1 code at every byte position, low or high nibble, as its value * 2^-6; and the biased
+// int4 form of R4G_ZPW.
 #include "kernels/nv/cvt_fp8.h"
 
 #include <gtest/gtest.h>
@@ -41,6 +42,28 @@ TEST(CvtFp8, EveryInt4CodeAtEveryNibbleIsItsValueTimes2ToTheMinus9) {
           const unsigned int c = (d >> (4 * nib)) & 0xFU;
           const std::uint8_t b = byte_of(nib % 2 == 0 ? even : odd, nib / 2);
           const float want = std::ldexp(static_cast<float>(int4_value(c)), -9);
+          ASSERT_EQ(e4m3_to_f32(b), want) << "d=" << std::hex << d << " nibble " << nib;
+        }
+      }
+}
+
+// The biased form (R4G_ZPW): every code at every nibble lands as (code + 8) * 2^-9, and the
+// constant bytes are -8 * 2^-9, so a byte plus the constant is the code's value again.
+TEST(CvtFp8, EveryInt4CodeBiasedIsItsValuePlus8Times2ToTheMinus9) {
+  for (int j = 0; j < 4; ++j)
+    EXPECT_EQ(e4m3_to_f32(byte_of(r4nv::kE4m3MinusEightX4, j)), std::ldexp(-8.0F, -9));
+  std::mt19937 rng(12);
+  for (int pos = 0; pos < 8; ++pos)
+    for (unsigned int code = 0; code < 16; ++code)
+      for (int trial = 0; trial < 64; ++trial) {
+        const unsigned int d =
+            (static_cast<unsigned int>(rng()) & ~(0xFU << (4 * pos))) | (code << (4 * pos));
+        unsigned int even = 0, odd = 0;
+        r4nv::int4x8_to_e4m3_biased(d, even, odd);
+        for (int nib = 0; nib < 8; ++nib) {
+          const unsigned int c = (d >> (4 * nib)) & 0xFU;
+          const std::uint8_t b = byte_of(nib % 2 == 0 ? even : odd, nib / 2);
+          const float want = std::ldexp(static_cast<float>(int4_value(c) + 8), -9);
           ASSERT_EQ(e4m3_to_f32(b), want) << "d=" << std::hex << d << " nibble " << nib;
         }
       }
