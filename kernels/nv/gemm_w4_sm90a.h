@@ -973,6 +973,13 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     {
       const int seg_first = 0, seg_end = iters;
 #endif
+#if R4G_ZP
+      // The zero point's A registers, made once: from an immediate, ptxas rematerialised all four
+      // for every wgmma of every stage (16 IMAD.MOV per stage, SASS of session 42 call 1); M's
+      // sign bit (always 0) makes the value opaque to it.
+      const u32 zc = r4nv::kE4m3MinusEightX4 ^ (static_cast<u32>(M) & 0x80000000u);
+      const u32 zp[4] = {zc, zc, zc, zc};
+#endif
       // The stage's A fragments (the lane's dequantised codes of its NPW tiles).
       const auto dequant = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4]) {
         const r4_saddr stage = ring + (it % R4_ST) * R4G_STAGE;
@@ -997,8 +1004,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
             r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][st - st0], a[p][st], desc, 0);
 #elif R4G_ZP
             // The zero point's wgmma first (it starts the group's partial afresh), then the codes'.
-            const u32 zp[4] = {r4nv::kE4m3MinusEightX4, r4nv::kE4m3MinusEightX4,
-                               r4nv::kE4m3MinusEightX4, r4nv::kE4m3MinusEightX4};
             r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][0], zp, desc, st > 0 ? 1 : 0);
             r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][0], a[p][st], desc, 1);
 #else
