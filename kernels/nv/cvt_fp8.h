@@ -52,19 +52,13 @@ R4_CVT_FN void int4x8_to_e4m3(unsigned int d, unsigned int& even, unsigned int& 
 }
 
 // Eight int4 codes (nibble i of d, two's complement c) -> two e4m3x4 registers holding the BIASED
-// code (c + 8) * 2^-9, in the byte order of int4x8_to_e4m3. c ^ 8 is the offset-binary nibble
-// c + 8 in 0..15, and an e4m3 byte 0000 xxxx is x * 2^-9 for every x in 0..15 (subnormals below 8,
-// exponent field 1 from 8), so the xor and two masks make the bytes: 3 instructions per 8 weights
-// against int4x8_to_e4m3's 9 (one lop3, one shift, one lop3). The -8 comes back through the tensor
-// core: kE4m3MinusEightX4 is -8 * 2^-9 = -2^-6 (sign, exponent field 1) in every byte, and one more
-// MMA of it against the same activations adds -8 * 2^-9 * sum(a) (kernels/nv/gemm_w4_sm90a.h
-// R4G_ZPW).
-inline constexpr unsigned int kE4m3MinusEightX4 = 0x88888888u;
-// Written as two independent xor-and expressions (each one lop3 on the device, the mask hoisted
-// into a register): sharing d ^ 0x88888888 between them made ptxas emit four instructions per
-// dword instead of three (SASS, session 42 call 1).
+// code (c + 8) * 2^-9, in the byte order of int4x8_to_e4m3: c ^ 8 is the offset-binary nibble
+// c + 8 in 0..15, and an e4m3 byte 0000 xxxx is x * 2^-9 for every x in 0..15. Not a GEMM's
+// weights by itself (the zero point is missing); the sm90a generation's lesion bit 128 uses it to
+// time what a conversion of 3 instructions per 8 weights would leave (docs/PERF.md session 42: a
+// zero point added back by a second wgmma per k-step was slower than the 9-instruction form).
 R4_CVT_FN void int4x8_to_e4m3_biased(unsigned int d, unsigned int& even, unsigned int& odd) {
-  even = (d ^ 0x08080808u) & 0x0F0F0F0Fu;  // offset binary: c + 8 per nibble
+  even = (d ^ 0x08080808u) & 0x0F0F0F0Fu;
   odd = ((d >> 4) ^ 0x08080808u) & 0x0F0F0F0Fu;
 }
 

@@ -148,23 +148,6 @@
 // A partial per k-step (MXFP4: a k32 step is one 32-K block, each with its own exponent per row)
 // or one per stage (the others: a stage is one 128-K group with one scale per row).
 #define R4G_PSTEP (R4_ACT_KIND == 4)
-// The int4 x e4m3 kind's zero point through the tensor core (R4_ACT_KIND 3; session 42). 0: the
-// weight bytes are the code c * 2^-9 in sign-magnitude (cvt_fp8.h int4x8_to_e4m3, 9 instructions
-// per 8 weights). 1: they are the biased (c + 8) * 2^-9 (int4x8_to_e4m3_biased, 3 instructions),
-// and before each k-step's wgmma one more wgmma of the constant -8 * 2^-9 bytes
-// (kE4m3MinusEightX4) against the same activation descriptor adds -8 * 2^-9 * sum(a) to every row's
-// partial, so the group's partial is the same sum as with 0: the zero point costs the tensor core
-// (idle at M <= 16: session 36) instead of the consumers' issue slots, which set the time there
-// (sessions 36-37: gate_up at M = 16, w4a8fp8 21.91 us against w4a8's 18.75 on the H200, session
-// 39, the difference being mostly this conversion). The partial then takes 8 k-steps, whose terms
-// are ~2x larger (kernels/tolerance.hpp derives the check's bound for it).
-#ifndef R4G_ZPW
-#define R4G_ZPW 1
-#endif
-// Not at six or eight accumulator tiles (MB x NPW > 4: MB 3 or 4 with NPW 2), whose 168 registers
-// (three warpgroups) spill with the constant's four (nvcc 13.0: 40-424 B; tests/kernels/
-// compile_all_test).
-#define R4G_ZP (R4G_ZPW && R4_ACT_KIND == 3 && R4_MB * R4_NPW <= 4)
 #ifndef R4_BROKEN_SCALE
 #define R4_BROKEN_SCALE 0
 #endif
@@ -190,7 +173,10 @@
 // a lesion unchecked and labels it so). Finer lesions of the consumers' math (session 36): bit 16
 // leaves out the wgmmas and their wait (the dequantised registers are pinned, the promotion still
 // runs on the partials), bit 32 the dequantisation (the loaded weight words go to the wgmmas as
-// they are), bit 64 the promotion.
+// they are), bit 64 the promotion. Bit 128 (int4 x e4m3 only, session 42) converts the codes to
+// biased bytes in 3 instructions per 8 weights (cvt_fp8.h int4x8_to_e4m3_biased) instead of 9 and
+// adds no zero point: the time of a conversion that cheap, whose zero point would come from
+// elsewhere (the activations' group sums).
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
@@ -521,12 +507,14 @@ __device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS]
 #if R4_ACT_KIND == 4
     r4nv::dequant_e4m3_e2m1(wv.x, wv.y, a[2 * b]);  // e4m3 bytes e2m1 value * 2^-6 (mx_sm89)
     r4nv::dequant_e4m3_e2m1(wv.z, wv.w, a[2 * b + 1]);
-#elif R4_ACT_KIND == 3 && R4G_ZP
-    r4nv::dequant_e4m3_int4_biased(wv.x, wv.y, a[2 * b]);  // e4m3 bytes (code + 8) * 2^-9
-    r4nv::dequant_e4m3_int4_biased(wv.z, wv.w, a[2 * b + 1]);
 #elif R4_ACT_KIND == 3
-    r4nv::dequant_e4m3_int4(wv.x, wv.y, a[2 * b]);  // e4m3 bytes code * 2^-9
-    r4nv::dequant_e4m3_int4(wv.z, wv.w, a[2 * b + 1]);
+    if (R4G_LESION & 128) {  // experiment: the 3-instruction biased bytes, no zero point (wrong)
+      r4nv::dequant_e4m3_int4_biased(wv.x, wv.y, a[2 * b]);
+      r4nv::dequant_e4m3_int4_biased(wv.z, wv.w, a[2 * b + 1]);
+    } else {
+      r4nv::dequant_e4m3_int4(wv.x, wv.y, a[2 * b]);  // e4m3 bytes code * 2^-9
+      r4nv::dequant_e4m3_int4(wv.z, wv.w, a[2 * b + 1]);
+    }
 #elif R4_ACT_KIND == 2
     r4nv::dequant_s8(wv.x, wv.y, a[2 * b]);
     r4nv::dequant_s8(wv.z, wv.w, a[2 * b + 1]);
@@ -973,13 +961,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     {
       const int seg_first = 0, seg_end = iters;
 #endif
-#if R4G_ZP
-      // The zero point's A registers, made once: from an immediate, ptxas rematerialised all four
-      // for every wgmma of every stage (16 IMAD.MOV per stage, SASS of session 42 call 1); M's
-      // sign bit (always 0) makes the value opaque to it.
-      const u32 zc = r4nv::kE4m3MinusEightX4 ^ (static_cast<u32>(M) & 0x80000000u);
-      const u32 zp[4] = {zc, zc, zc, zc};
-#endif
       // The stage's A fragments (the lane's dequantised codes of its NPW tiles).
       const auto dequant = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4]) {
         const r4_saddr stage = ring + (it % R4_ST) * R4G_STAGE;
@@ -1002,10 +983,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #if R4G_PSTEP
             // Each k32 step (one 32-K exponent block) into a partial of its own, afresh.
             r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][st - st0], a[p][st], desc, 0);
-#elif R4G_ZP
-            // The zero point's wgmma first (it starts the group's partial afresh), then the codes'.
-            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][0], zp, desc, st > 0 ? 1 : 0);
-            r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][0], a[p][st], desc, 1);
 #else
             // The stage is one 128-K group: its first k-step starts the group's partial afresh.
             r4wg::wgmma_step<R4_ACT_KIND, R4G_NR>(part[p][0], a[p][st], desc, st > 0 ? 1 : 0);
