@@ -176,9 +176,7 @@
 // they are), bit 64 the promotion. Bit 128 (int4 x e4m3 only, session 42) converts the codes to
 // biased bytes in 3 instructions per 8 weights (cvt_fp8.h int4x8_to_e4m3_biased) instead of 9 and
 // adds no zero point: the time of a conversion that cheap, whose zero point would come from
-// elsewhere (the activations' group sums); for MXFP4 it spends 4 instructions per dword instead of
-// 7 (one mask for one row's nibbles, a shift-mask pair for the other's: what a packed layout with
-// each code's sign and e1 e0 m bits at their e4m3 places could cost) on wrong values.
+// elsewhere (the activations' group sums).
 #ifndef R4G_LESION
 #define R4G_LESION 0
 #endif
@@ -507,18 +505,8 @@ __device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS]
   for (int b = 0; b < 2; ++b) {
     const u32x4 wv = r4_lds16(wslot + b * 512 + lane * 16);
 #if R4_ACT_KIND == 4
-    if (R4G_LESION & 128) {  // experiment: 4 instructions per dword instead of 7 (wrong values)
-      const u32 w4[4] = {wv.x, wv.y, wv.z, wv.w};
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        a[2 * b + q / 2][2 * (q % 2)] = w4[q] & 0x9C9C9C9Cu;
-        a[2 * b + q / 2][2 * (q % 2) + 1] =
-            ((w4[q] >> 1) & 0x80808080u) | ((w4[q] << 2) & 0x1C1C1C1Cu);
-      }
-    } else {
-      r4nv::dequant_e4m3_e2m1(wv.x, wv.y, a[2 * b]);  // e4m3 bytes e2m1 value * 2^-6 (mx_sm89)
-      r4nv::dequant_e4m3_e2m1(wv.z, wv.w, a[2 * b + 1]);
-    }
+    r4nv::dequant_e4m3_e2m1(wv.x, wv.y, a[2 * b]);  // e4m3 bytes e2m1 value * 2^-6 (mx_sm89)
+    r4nv::dequant_e4m3_e2m1(wv.z, wv.w, a[2 * b + 1]);
 #elif R4_ACT_KIND == 3
     if (R4G_LESION & 128) {  // experiment: the 3-instruction biased bytes, no zero point (wrong)
       r4nv::dequant_e4m3_int4_biased(wv.x, wv.y, a[2 * b]);

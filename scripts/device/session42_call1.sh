@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 42, call 1: the int4 x e4m3 kind's zero point through the tensor core (R4G_ZPW,
-# kernels/nv/gemm_w4_sm90a.h; 1 in these binaries) against the sign-magnitude conversion it
+# kernels/nv/gemm_w4_sm90a.h at 955b7d3 / 2db50f5, 1 in those binaries; removed in c02902c) against the sign-magnitude conversion it
 # replaces (--define R4G_ZPW=0): r4kern --one (checked over poison first, then GEMM alone, the
 # quantiser + GEMM pair and "as a race times it"), two rounds alternating, on the w4a8fp8 winners of
 # the committed H200 tables (configs/generated/h200_tables.hpp); odd M; the SASS of gate_up's

@@ -4,7 +4,8 @@
 # of issue 13: r4kern --one, GEMM alone, two rounds, as is (checked first) and with the lesion bits
 # of kernels/nv/gemm_w4_sm90a.h: 128 (the cheap conversion: MXFP4 4 instructions per dword instead
 # of 7, int4 3 instead of ~11, values wrong), 32 (no conversion), 64 (no promotion), 16 (no wgmma)
-# and 2 (no math). Session 36 measured the same on SK 1 tuples, before the balanced grid.
+# and 2 (no math). Session 36 measured the same on SK 1 tuples, before the balanced grid. MXFP4's
+# lesion 128 existed at aa5b83a only (it ran slower than as is; docs/PERF.md session 42).
 set -u
 source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/runs.log"
