@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Session 42, call 1: the int4 x e4m3 kind's zero point through the tensor core (R4G_ZPW,
-# kernels/nv/gemm_w4_sm90a.h at 955b7d3 / 2db50f5, 1 in those binaries; removed in c02902c) against the sign-magnitude conversion it
-# replaces (--define R4G_ZPW=0): r4kern --one (checked over poison first, then GEMM alone, the
-# quantiser + GEMM pair and "as a race times it"), two rounds alternating, on the w4a8fp8 winners of
+# kernels/nv/gemm_w4_sm90a.h at 955b7d3 / 2db50f5, 1 in those binaries; removed in c02902c)
+# against the sign-magnitude conversion it replaces (--define R4G_ZPW=0): r4kern --one (checked
+# over poison first, then GEMM alone, the quantiser + GEMM pair and "as a race times it"), two
+# rounds alternating, on the w4a8fp8 winners of
 # the committed H200 tables (configs/generated/h200_tables.hpp); odd M; the SASS of gate_up's
 # M <= 16 tuple both ways (opcode counts). Then the fp8 gpu-labelled tests, and, only if ZPW is at
 # least 2% faster as a race times it on gate_up M = 16 (mean of the two rounds), the dflash and
