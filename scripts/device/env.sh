@@ -24,3 +24,19 @@ r4_one() {
   timeout 90 "$B/${R4_ONE_BIN:-r4kern}" --one "$cfg" --shapes "$shape" --m "$m" "${defs[@]}" 2>&1 |
     grep -E "^one |rror" | head -4
 }
+# The SASS of one sm90a config of a kernel file, for reading on this machine: `r4_sass NAME FILE
+# WV,SK,MB,NPW,NT,GEN,ST [-DEXTRA...]` writes /tmp/sass/NAME.sass and /tmp/sass/NAME.opcodes (the
+# opcode counts, most frequent first), with the scale chunks on as the build has them.
+r4_sass() {
+  local name=$1 file=$2 tuple=$3 wv sk mb npw nt gen st
+  shift 3
+  IFS=, read -r wv sk mb npw nt gen st <<<"$tuple"
+  mkdir -p /tmp/sass
+  nvcc -arch=sm_90a -cubin -I . -DR4_NV -DR4_WV=$wv -DR4_SK=$sk -DR4_MB=$mb -DR4_NPW=$npw \
+    -DR4_NT=$nt -DR4_GEN=$gen -DR4_ST=$st -DR4G_SCHUNK_ON=1 "$@" -o "/tmp/sass/$name.cubin" \
+    "kernels/$file.cu" 2>&1 | head -3
+  cuobjdump -sass "/tmp/sass/$name.cubin" >"/tmp/sass/$name.sass"
+  rm -f "/tmp/sass/$name.cubin"
+  grep -oE "^ +/\*[0-9a-f]+\*/ +[A-Z0-9_.]+" "/tmp/sass/$name.sass" | awk '{print $2}' |
+    sed 's/\..*//' | sort | uniq -c | sort -rn >"/tmp/sass/$name.opcodes"
+}

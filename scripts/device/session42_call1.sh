@@ -7,23 +7,18 @@
 # the committed H200 tables (configs/generated/h200_tables.hpp); odd M; the SASS of gate_up's
 # M <= 16 tuple both ways (opcode counts). Then the fp8 gpu-labelled tests, and, only if ZPW is at
 # least 2% faster as a race times it on gate_up M = 16 (mean of the two rounds), the dflash and
-# llama3-8b cold sweeps with it (sweeps.sh, no warm run).
+# llama3-8b cold sweeps with it (sweeps.sh, no warm run). The SASS goes through env.sh r4_sass since
+# the session's review; the tarballs committed from calls 1-2 name their opcode counts
+# opcodes_zpw{0,1}.txt.
 set -u
 source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/runs.log"
 # The SASS, on the CPU while the GPU runs the A/B (one nvcc at a time; the timing loop is one host
 # thread of 16 cores).
 (
-  mkdir -p /tmp/sass
   for z in 0 1; do
-    nvcc -arch=sm_90a -cubin -I . -DR4_NV -DR4_WV=4 -DR4_SK=255 -DR4_MB=1 -DR4_NPW=1 -DR4_NT=1 \
-      -DR4_GEN=1 -DR4_ST=4 -DR4G_SCHUNK_ON=1 -DR4G_ZPW=$z -o /tmp/sass/z$z.cubin \
-      kernels/gemm_w4a8fp8_nt.cu 2>&1 | head -3
-    cuobjdump -sass /tmp/sass/z$z.cubin >/tmp/sass/w4a8fp8_4_255_1_1_1_4_zpw$z.sass
-    grep -oE "^ +/\*[0-9a-f]+\*/ +[A-Z0-9_.]+" /tmp/sass/w4a8fp8_4_255_1_1_1_4_zpw$z.sass |
-      awk '{print $2}' | sed 's/\..*//' | sort | uniq -c | sort -rn >/tmp/sass/opcodes_zpw$z.txt
+    r4_sass w4a8fp8_4_255_1_1_1_4_zpw$z gemm_w4a8fp8_nt 4,255,1,1,1,1,4 -DR4G_ZPW=$z
   done
-  rm -f /tmp/sass/*.cubin
   tar -czf "$OUT/sass.tar.gz" -C /tmp/sass .
 ) >/tmp/sass.log 2>&1 &
 sass_pid=$!
@@ -50,8 +45,9 @@ sass_pid=$!
 wait $sass_pid
 cat /tmp/sass.log >>"$OUT/runs.log"
 for z in 0 1; do
-  echo "== SASS opcodes, ZPW=$z: $(awk '{s += $1} END {print s}' /tmp/sass/opcodes_zpw$z.txt) in all"
-  head -12 /tmp/sass/opcodes_zpw$z.txt
+  f=/tmp/sass/w4a8fp8_4_255_1_1_1_4_zpw$z.opcodes
+  echo "== SASS opcodes, ZPW=$z: $(awk '{s += $1} END {print s}' "$f") in all"
+  head -12 "$f"
 done 2>&1 | tee -a "$OUT/runs.log"
 # gate_up M = 16 as a race times it: the mean of the two rounds, base against ZPW.
 gain=$(python3 - "$OUT/runs.log" <<'EOF'

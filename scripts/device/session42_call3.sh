@@ -10,14 +10,9 @@ set -u
 source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/runs.log"
 (
-  mkdir -p /tmp/sass
   for l in 0 128; do
-    nvcc -arch=sm_90a -cubin -I . -DR4_NV -DR4_WV=4 -DR4_SK=255 -DR4_MB=1 -DR4_NPW=1 -DR4_NT=1 \
-      -DR4_GEN=1 -DR4_ST=4 -DR4G_SCHUNK_ON=1 -DR4G_LESION=$l -o /tmp/sass/l$l.cubin \
-      kernels/gemm_w4a8fp8_nt.cu 2>&1 | head -3
-    cuobjdump -sass /tmp/sass/l$l.cubin >/tmp/sass/w4a8fp8_4_255_1_1_1_4_lesion$l.sass
+    r4_sass w4a8fp8_4_255_1_1_1_4_lesion$l gemm_w4a8fp8_nt 4,255,1,1,1,1,4 -DR4G_LESION=$l
   done
-  rm -f /tmp/sass/*.cubin
   tar -czf "$OUT/sass.tar.gz" -C /tmp/sass .
 ) >/tmp/sass.log 2>&1 &
 sass_pid=$!

@@ -27,44 +27,37 @@ int int4_value(unsigned int nibble) {
   return (nibble & 8U) ? static_cast<int>(nibble) - 16 : static_cast<int>(nibble);
 }
 
-}  // namespace
-
-TEST(CvtFp8, EveryInt4CodeAtEveryNibbleIsItsValueTimes2ToTheMinus9) {
-  std::mt19937 rng(11);
-  for (int pos = 0; pos < 8; ++pos)
-    for (unsigned int code = 0; code < 16; ++code)
-      for (int trial = 0; trial < 64; ++trial) {  // the other nibbles random: no carry leaks
-        const unsigned int d =
-            (static_cast<unsigned int>(rng()) & ~(0xFU << (4 * pos))) | (code << (4 * pos));
-        unsigned int even = 0, odd = 0;
-        r4nv::int4x8_to_e4m3(d, even, odd);
-        for (int nib = 0; nib < 8; ++nib) {
-          const unsigned int c = (d >> (4 * nib)) & 0xFU;
-          const std::uint8_t b = byte_of(nib % 2 == 0 ? even : odd, nib / 2);
-          const float want = std::ldexp(static_cast<float>(int4_value(c)), -9);
-          ASSERT_EQ(e4m3_to_f32(b), want) << "d=" << std::hex << d << " nibble " << nib;
-        }
-      }
-}
-
-// The biased form (the sm90a lesion bit 128): every code at every nibble lands as (code + 8) *
-// 2^-9.
-TEST(CvtFp8, EveryInt4CodeBiasedIsItsValuePlus8Times2ToTheMinus9) {
-  std::mt19937 rng(12);
+// Every int4 code at every nibble position of a dword, the other nibbles random (no carry may leak
+// between them): convert(d, even, odd) must put nibble 2j in byte j of `even` and nibble 2j+1 in
+// byte j of `odd`, as (value + bias) * 2^-9.
+template <class Convert>
+void expect_every_int4_code(Convert convert, int bias, unsigned int seed) {
+  std::mt19937 rng(seed);
   for (int pos = 0; pos < 8; ++pos)
     for (unsigned int code = 0; code < 16; ++code)
       for (int trial = 0; trial < 64; ++trial) {
         const unsigned int d =
             (static_cast<unsigned int>(rng()) & ~(0xFU << (4 * pos))) | (code << (4 * pos));
         unsigned int even = 0, odd = 0;
-        r4nv::int4x8_to_e4m3_biased(d, even, odd);
+        convert(d, even, odd);
         for (int nib = 0; nib < 8; ++nib) {
           const unsigned int c = (d >> (4 * nib)) & 0xFU;
           const std::uint8_t b = byte_of(nib % 2 == 0 ? even : odd, nib / 2);
-          const float want = std::ldexp(static_cast<float>(int4_value(c) + 8), -9);
+          const float want = std::ldexp(static_cast<float>(int4_value(c) + bias), -9);
           ASSERT_EQ(e4m3_to_f32(b), want) << "d=" << std::hex << d << " nibble " << nib;
         }
       }
+}
+
+}  // namespace
+
+TEST(CvtFp8, EveryInt4CodeAtEveryNibbleIsItsValueTimes2ToTheMinus9) {
+  expect_every_int4_code(r4nv::int4x8_to_e4m3, 0, 11);
+}
+
+// The biased form (the sm90a lesion bit 128): (code + 8) * 2^-9.
+TEST(CvtFp8, EveryInt4CodeBiasedIsItsValuePlus8Times2ToTheMinus9) {
+  expect_every_int4_code(r4nv::int4x8_to_e4m3_biased, 8, 12);
 }
 
 TEST(CvtFp8, EveryE2m1CodeInEitherNibbleIsItsValueTimes2ToTheMinus6) {
