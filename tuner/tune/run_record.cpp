@@ -74,7 +74,7 @@ int resume_run(SweepContext& ctx, const std::optional<db::Id>& device_id) {
     ctx.store.set_run_ranks(ctx.run, ctx.ranks);
   }
   for (const auto& c : ctx.store.checks(ctx.run)) {
-    ctx.checked[{c.compile_id, c.n, c.k, c.m}] = c.status == db::CheckStatus::pass;
+    ctx.checked->set({c.compile_id, c.n, c.k, c.m}, c.status == db::CheckStatus::pass);
     if (c.status == db::CheckStatus::timeout)
       ctx.hung.emplace(c.compile_id, fmt::format("N={} K={} M={}", c.n, c.k, c.m));
   }

@@ -165,7 +165,7 @@ void share_runs(mpi::World& world, std::vector<Group>& groups, OpenedDevices& op
       json raced = json::array(), checked = json::array(), hung = json::array();
       for (const auto& [n, k, m] : c.raced) raced.push_back({n, k, m});
       for (const auto& [compile_id, where] : c.hung) hung.push_back({compile_id, where});
-      for (const auto& [key, pass] : c.checked)
+      for (const auto& [key, pass] : c.checked->items())
         checked.push_back(
             {std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), pass});
       json floors = json::array();
@@ -199,8 +199,9 @@ void share_runs(mpi::World& world, std::vector<Group>& groups, OpenedDevices& op
                                                                              f[3].get<unsigned>()};
     c.launch_floor_done = j.at("launch_floor");
     for (const auto& r : j.at("checked"))
-      c.checked[{r[0].get<db::Id>(), r[1].get<std::int64_t>(), r[2].get<std::int64_t>(),
-                 r[3].get<int>()}] = r[4].get<bool>();
+      c.checked->set(
+          {r[0].get<db::Id>(), r[1].get<std::int64_t>(), r[2].get<std::int64_t>(), r[3].get<int>()},
+          r[4].get<bool>());
     // A resumed run's timed-out configs: no rank checks one of them again (verify_stage.cpp).
     for (const auto& h : j.at("hung")) c.hung.emplace(h[0].get<db::Id>(), h[1].get<std::string>());
   }
@@ -242,6 +243,7 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store, mpi::Worl
   for (std::size_t g = 0; g < n_groups; ++g) {
     Group gr;
     gr.ctx = std::make_unique<SweepContext>(ctx);
+    gr.ctx->checked = std::make_shared<CheckedSet>();  // the group's own (checked_set.hpp)
     if (!opt.compile_only) gr.device = opened.groups[g];
     try {
       gr.ctx->arch = gpu::Arch::from(!opt.arch.empty() ? opt.arch

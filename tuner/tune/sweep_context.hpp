@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
@@ -19,6 +20,7 @@
 #include "db/store.hpp"
 #include "kernels/family.hpp"
 #include "tuner/gpu/arch.hpp"
+#include "tuner/tune/checked_set.hpp"
 #include "tuner/tune/row_batch.hpp"
 #include "tuner/tune/row_sink.hpp"
 #include "tuner/tune/spec.hpp"
@@ -88,9 +90,9 @@ struct SweepContext {
   gpu::Arch arch;
   double ceiling_gbps = 0;  // the device's streaming-read ceiling (0: none measured)
   std::string binary_dir;   // compiled binaries for the worker; empty with --compile-only
-  // Done before a --resume (and as this run goes): (compile, N, K, M) -> passed; (N, K, M) races
-  // stored.
-  std::map<std::tuple<db::Id, std::int64_t, std::int64_t, int>, bool> checked;
+  // Done before a --resume (and as this run goes): (compile, N, K, M) -> passed, shared with the
+  // other lanes of this context's device group (checked_set.hpp); (N, K, M) races stored.
+  std::shared_ptr<CheckedSet> checked = std::make_shared<CheckedSet>();
   // Configs (compile ids) whose check timed out, and where: not checked again (verify_stage.cpp).
   std::map<db::Id, std::string> hung;
   std::set<std::tuple<std::int64_t, std::int64_t, int>> raced;

@@ -145,10 +145,12 @@ std::vector<Unit*> verify_candidates(SweepContext& ctx, SweepWorker& worker, Pla
     // written on the compile stage's thread); the ones it needs are done (run_race waited).
     if (!kernels::is_valid(u.id, u.config, ctx.arch, shape) || !u.ok) continue;
     const auto key = std::make_tuple(u.compile_id, sh.n, sh.k, m);
-    auto it = ctx.checked.find(key);
-    if (it == ctx.checked.end())
-      it = ctx.checked.emplace(key, verify_one(ctx, worker, u, sh, m, seed)).first;
-    if (it->second) cands.push_back(&u);
+    auto pass = ctx.checked->find(key);
+    if (!pass) {
+      pass = verify_one(ctx, worker, u, sh, m, seed);
+      ctx.checked->set(key, *pass);
+    }
+    if (*pass) cands.push_back(&u);
   }
   return cands;
 }
