@@ -184,11 +184,9 @@
 // (quant_act_fp8 writes it after the row scales in sa): one FFMA per accumulator per group, and
 // R4G_NR / 4 loads per thread per group (issued before the stage's wait, used after its wgmmas).
 // Session 42's lesion of the conversion alone (no zero point): gate_up M = 16 19.91 -> 18.78 us,
-// 28672 x 4096 24.64 -> 22.81 (H100, docs/PERF.md "Session 42"). Not with two consumer
-// warpgroups and six or eight accumulator tiles (WV 8, MB x NPW > 4): those sit at the 168-register
-// cap of 384 threads and spilled 196-284 bytes with it (tests/kernels compile_all, sm_90).
+// 28672 x 4096 24.64 -> 22.81 (H100, docs/PERF.md "Session 42").
 #ifndef R4G_ZSUM
-#define R4G_ZSUM (R4_ACT_KIND == 3 && !(R4_WV == 8 && R4_MB * R4_NPW > 4))
+#define R4G_ZSUM (R4_ACT_KIND == 3)
 #endif
 #if R4G_ZSUM && R4_ACT_KIND != 3
 #error "R4G_ZSUM is for int4 x e4m3 (R4_ACT_KIND 3)"
