@@ -4,9 +4,7 @@
 // c - 8). Seed 002's W4A8-fp8 on NVIDIA: fp8 mma.sync m16n8k32 (sm_89+); the weight nibble becomes
 // the exact e4m3 byte code * 2^-9 in registers (kernels/nv/cvt_fp8.h), each 128-K group
 // accumulates in an f32 partial promoted once by (group scale * 2^9), and the row's activation
-// scale multiplies at the end. The sm90a generation takes the biased byte (code + 8) * 2^-9 instead
-// and subtracts 2^-6 times the row's group sum from each partial (R4G_ZSUM; the sums follow the row
-// scales in sa: quant_act_fp8's scale block). M = 1..64, N a multiple of 16, K a multiple of 128. The same on
+// scale multiplies at the end. M = 1..64, N a multiple of 16, K a multiple of 128. The same on
 // AMD RDNA4 with the gfx12 layout and fp8 WMMA (below).
 //
 // Generations (kernels/config.hpp): R4_GEN=2 the ldg generation (kernels/nv/gemm_w4_ldg.h, sm_89+)

@@ -884,9 +884,7 @@ __device__ inline void r4g_bal_store(const float (&acc)[R4_NPW][R4G_NR / 2],
 
 // The kernel body; the .cu files wrap it in their extern "C" entry points.
 __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf16/int8
-                                // [M] row scales (one-byte kinds; int4 x e4m3: then the group
-                                // sums, kernels/config.hpp act_fp8_scale_floats), or null
-                                const float* __restrict__ sa,
+                                const float* __restrict__ sa,  // [M] int8 row scales, or null
                                 const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                                 u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {
   if (R4_PDL_TRIGGER == 1) r4_pdl_launch_dependents();
