@@ -100,13 +100,6 @@ struct Shape {
 };
 
 inline constexpr int kGroup = 128;  // K per scale (GEMM_W4_GROUP)
-// Floats of quant_act_fp8's scale block for M rows of K (kernels/quant_act_fp8.cu): the M row
-// scales, then the rows' e4m3 sums per 128-K group, group-major ([ceil(K / 128)][M]), which the
-// sm90a int4 x e4m3 GEMM reads (R4G_ZSUM). Every buffer passed as quant_act_fp8's `sa` (and so
-// as an fp8 GEMM's) holds this many; quant_act's int8 block is M floats.
-[[nodiscard]] constexpr std::int64_t act_fp8_scale_floats(std::int64_t m, std::int64_t k) {
-  return m * (1 + (k + kGroup - 1) / kGroup);
-}
 inline constexpr int kMaxM = 64;    // GEMM_W4_MAX_M
 inline constexpr int kSplitKCounters = 16384;
 inline constexpr int kSharedLimit = 49024;  // 48 KiB less the kernels' static shared bytes

@@ -56,6 +56,5 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
   if (row >= M) return;
   u32* dst = reinterpret_cast<u32*>(Aq);  // the whole matrix: r4_act_dword places the row
   constexpr int kVec = R4_QA_LEGACY ? 0 : R4_QA_VEC;
-  r4_quant_row_fit<R4_QA_THREADS, kVec, false>(A + (i64)row * K, K, 127.0f, dst, sa + row, R4QuantS8{}, order, row, M,
-                                               nullptr, 0);
+  r4_quant_row_fit<R4_QA_THREADS, kVec>(A + (i64)row * K, K, 127.0f, dst, sa + row, R4QuantS8{}, order, row, M);
 }

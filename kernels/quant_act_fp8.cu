@@ -1,11 +1,6 @@
-// quant_act_fp8: A[M, K] (bf16) -> Aq[M, K] (OCP float8_e4m3fn bytes) and the scale block sa
-// (f32, M (1 + ceil(K / 128)) floats: kernels/config.hpp act_fp8_scale_floats), per row:
-//   sa[m] = amax / 448 (amax = max |a| over the row, f32), q = e4m3(a * (448 / amax)),
-// rounding to nearest even and SATURATING to +-448 (a * inv can round a hair above 448); then
-//   sa[M + g M + m] = the sum of row m's e4m3 VALUES q over 128-K group g (the last group may be
-// short), summed exactly in units of 2^-9 and rounded once to f32. The sm90a int4 x e4m3 GEMM
-// reads them to subtract the zero point of its biased weight bytes (kernels/nv/gemm_w4_sm90a.h
-// R4G_ZSUM): sum_k q (c + 8) = sum_k q c + 8 sum_k q. The
+// quant_act_fp8: A[M, K] (bf16) -> Aq[M, K] (OCP float8_e4m3fn bytes) and sa[M] (f32), per row:
+//   sa = amax / 448 (amax = max |a| over the row, f32), q = e4m3(a * (448 / amax)),
+// rounding to nearest even and SATURATING to +-448 (a * inv can round a hair above 448). The
 // activation side of the fp8-activation GEMMs (issue 13: w4a8fp8, mxfp4a8fp8). A row of zeros
 // gives sa = 0 and q = 0. One block of 256 threads per row, which reads its row once into
 // registers (kernels/quant_row.h); K a multiple of 8, A 16-byte aligned; A read through L2 only
@@ -97,7 +92,7 @@ struct R4QuantE4m3 {
 R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA8_THREADS)
     quant_act_fp8(const u16* __restrict__ A,       // [M, K] bf16 bits
                   unsigned char* __restrict__ Aq,  // [M, K] e4m3 bytes
-                  float* __restrict__ sa,          // [M + M * ceil(K / 128)] f32: see above
+                  float* __restrict__ sa,          // [M] f32
                   int M, int K,
                   int order) {  // 0 natural, 1 the sm90a order (as quant_act), 2 sm90a_mx
   r4_pdl_wait();
@@ -106,6 +101,5 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA8_THREADS)
   if (row >= M) return;
   u32* dst = reinterpret_cast<u32*>(Aq);  // the whole matrix: r4_act_dword places the row
   constexpr int kVec = R4_QA_LEGACY ? 0 : R4_QA8_VEC;
-  r4_quant_row_fit<R4_QA8_THREADS, kVec, true>(A + (i64)row * K, K, 448.0f, dst, sa + row, R4QuantE4m3{}, order, row, M,
-                                              sa + M + row, M);
+  r4_quant_row_fit<R4_QA8_THREADS, kVec>(A + (i64)row * K, K, 448.0f, dst, sa + row, R4QuantE4m3{}, order, row, M);
 }

@@ -55,48 +55,13 @@ __device__ inline i64 r4_act_dword(int d, int order, int row, int M, int K) {
   return (i64)row * (K >> 2) + d;
 }
 
-// The sum of the four e4m3 values in the bytes of q, in units of 2^-9 (every e4m3 value is an
-// integer multiple of 2^-9: m * 2^-9 for a subnormal, (8 + m) * 2^(e - 1) * 2^-9 for exponent
-// field e >= 1). NaN (0x7F / 0xFF) never comes out of the saturating conversion.
-__device__ inline int r4_e4m3x4_units(u32 q) {
-  int s = 0;
-#pragma unroll
-  for (int e = 0; e < 4; ++e) {
-    const u32 b = (q >> (8 * e)) & 0xFFu, ex = (b >> 3) & 15u, m = b & 7u;
-    const int mag = (int)(ex != 0u ? (8u | m) << (ex - 1u) : m);
-    s += (b & 0x80u) != 0u ? -mag : mag;
-  }
-  return s;
-}
-
-// The group sums of the fp8 quantiser (kernels/quant_act_fp8.cu): `units`, this thread's part of
-// 128-K group i / 16 of the row (vector i holds 8 elements; 16 consecutive threads hold one group's
-// 16 vectors, since i = tid + j * kThreads), is summed over the group's half-warp (the integer sum
-// is exact, so its order does not matter: the CPU reference matches it bit for bit) and stored
-// once per group as f32, units * 2^-9 rounded once. Every thread of the block calls it (the
-// shuffles are unconditional); vectors past the row count 0. gs: the row's first group sum, groups
-// gs_stride floats apart; nullptr for int8 (no sums).
-__device__ inline void r4_group_sum_store(int units, int i, int n8, float* __restrict__ gs,
-                                          int gs_stride) {
-#pragma unroll
-  for (int off = 1; off < 16; off <<= 1)
-#if defined(R4_NV)
-    units += __shfl_xor_sync(0xFFFFFFFFu, units, off);
-#else
-    units += __shfl_xor(units, off, 32);
-#endif
-  if ((i & 15) == 0 && i < n8) gs[(i64)(i >> 4) * gs_stride] = (float)units * (1.0f / 512.0f);
-}
-
 // src: row `row` (K bf16, 16-byte aligned) of M; dst: the M x K output bytes as dwords, in
 // `order` (r4_act_dword); *sa: amax / qmax.
 // conv(v, inv, out): 8 bf16 of v, times inv, into 8 bytes out[0], out[1] (byte e = element e).
-// kSums (e4m3 only): the row's 128-K group sums too (r4_group_sum_store; gs, gs_stride).
-template <int kThreads, int kVec, bool kSums, class Conv>
+template <int kThreads, int kVec, class Conv>
 __device__ inline void r4_quant_row(const u16* __restrict__ src_row, int K, float qmax,
                                     u32* __restrict__ dst, float* __restrict__ sa, Conv conv,
-                                    int order, int row, int M, float* __restrict__ gs,
-                                    int gs_stride) {
+                                    int order, int row, int M) {
   const u32x4* src = reinterpret_cast<const u32x4*>(src_row);
   const int n8 = K >> 3;  // 8 bf16 per 16-byte vector
   const int tid = (int)threadIdx.x;
@@ -118,50 +83,35 @@ __device__ inline void r4_quant_row(const u16* __restrict__ src_row, int K, floa
 #pragma unroll
   for (int j = 0; j < kVec; ++j) {
     const int i = tid + j * kThreads;
-    int units = 0;
     if (i < n8) {
       conv(v[j], inv, out);
       dst[r4_act_dword(2 * i, order, row, M, K)] = out[0];
       dst[r4_act_dword(2 * i + 1, order, row, M, K)] = out[1];
-      if (kSums) units = r4_e4m3x4_units(out[0]) + r4_e4m3x4_units(out[1]);
     }
-    if (kSums && j * kThreads < n8) r4_group_sum_store(units, i, n8, gs, gs_stride);
   }
-  // The remainder, in trips uniform across the block (the group sums' shuffles need every lane).
-  for (int b = kVec * kThreads; b < n8; b += kThreads) {
-    const int i = b + tid;
-    int units = 0;
-    if (i < n8) {
-      conv(r4_ld_cg16(src + i), inv, out);
-      dst[r4_act_dword(2 * i, order, row, M, K)] = out[0];
-      dst[r4_act_dword(2 * i + 1, order, row, M, K)] = out[1];
-      if (kSums) units = r4_e4m3x4_units(out[0]) + r4_e4m3x4_units(out[1]);
-    }
-    if (kSums) r4_group_sum_store(units, i, n8, gs, gs_stride);
+  for (int i = tid + kVec * kThreads; i < n8; i += kThreads) {
+    conv(r4_ld_cg16(src + i), inv, out);
+    dst[r4_act_dword(2 * i, order, row, M, K)] = out[0];
+    dst[r4_act_dword(2 * i + 1, order, row, M, K)] = out[1];
   }
 }
 
 // r4_quant_row with as few held vectors as the row needs (1, 2, 4 or kVecMax per thread; one
 // uniform branch). Holding 8 where one would do cost 0.1-0.15 us at K = 2048 on the H200 (o_proj:
 // 1.81-1.86 against the two-pass loop's 1.67-1.71 us, session 11), while K = 5120 gained 0.5 us.
-template <int kThreads, int kVecMax, bool kSums, class Conv>
+template <int kThreads, int kVecMax, class Conv>
 __device__ inline void r4_quant_row_fit(const u16* __restrict__ src_row, int K, float qmax,
                                         u32* __restrict__ dst, float* __restrict__ sa, Conv conv,
-                                        int order, int row, int M, float* __restrict__ gs,
-                                        int gs_stride) {
+                                        int order, int row, int M) {
   const int per = ((K >> 3) + kThreads - 1) / kThreads;  // vectors per thread for the whole row
   if (kVecMax <= 1 || per <= 1)
-    r4_quant_row<kThreads, (kVecMax < 1 ? kVecMax : 1), kSums>(src_row, K, qmax, dst, sa, conv,
-                                                               order, row, M, gs, gs_stride);
+    r4_quant_row<kThreads, (kVecMax < 1 ? kVecMax : 1)>(src_row, K, qmax, dst, sa, conv, order, row, M);
   else if (kVecMax <= 2 || per <= 2)
-    r4_quant_row<kThreads, (kVecMax < 2 ? kVecMax : 2), kSums>(src_row, K, qmax, dst, sa, conv,
-                                                               order, row, M, gs, gs_stride);
+    r4_quant_row<kThreads, (kVecMax < 2 ? kVecMax : 2)>(src_row, K, qmax, dst, sa, conv, order, row, M);
   else if (kVecMax <= 4 || per <= 4)
-    r4_quant_row<kThreads, (kVecMax < 4 ? kVecMax : 4), kSums>(src_row, K, qmax, dst, sa, conv,
-                                                               order, row, M, gs, gs_stride);
+    r4_quant_row<kThreads, (kVecMax < 4 ? kVecMax : 4)>(src_row, K, qmax, dst, sa, conv, order, row, M);
   else
-    r4_quant_row<kThreads, kVecMax, kSums>(src_row, K, qmax, dst, sa, conv, order, row, M, gs,
-                                           gs_stride);
+    r4_quant_row<kThreads, kVecMax>(src_row, K, qmax, dst, sa, conv, order, row, M);
 }
 
 #endif  // R4_KERNELS_QUANT_ROW_H

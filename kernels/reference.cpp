@@ -91,7 +91,7 @@ void ref_quant_act(std::span<const std::uint16_t> a_bf16, std::int64_t m, std::i
 void ref_quant_act_fp8(std::span<const std::uint16_t> a_bf16, std::int64_t m, std::int64_t k,
                        std::span<std::uint8_t> aq, std::span<float> sa) {
   if (a_bf16.size() != static_cast<std::size_t>(m * k) || aq.size() != a_bf16.size() ||
-      sa.size() != static_cast<std::size_t>(act_fp8_scale_floats(m, k)))
+      sa.size() != static_cast<std::size_t>(m))
     throw std::invalid_argument("ref_quant_act_fp8: buffer sizes do not match M, K");
   for (std::int64_t r = 0; r < m; ++r) {
     float amax = 0.0f;
@@ -102,15 +102,6 @@ void ref_quant_act_fp8(std::span<const std::uint16_t> a_bf16, std::int64_t m, st
     for (std::int64_t c = 0; c < k; ++c) {
       const float x = bf16_to_float(a_bf16[static_cast<std::size_t>(r * k + c)]) * inv;
       aq[static_cast<std::size_t>(r * k + c)] = quant::f32_to_e4m3_sat_bits(x);
-    }
-    // The group sums: each e4m3 value times 2^9 is an integer (decoded here through
-    // quant/numeric.hpp, not the kernel's integer decode), summed exactly, rounded once to f32.
-    for (std::int64_t g = 0; g * kGroup < k; ++g) {
-      std::int64_t units = 0;
-      for (std::int64_t c = g * kGroup; c < std::min<std::int64_t>(k, (g + 1) * kGroup); ++c)
-        units += static_cast<std::int64_t>(
-            quant::e4m3_to_f32(aq[static_cast<std::size_t>(r * k + c)]) * 512.0f);
-      sa[static_cast<std::size_t>(m + g * m + r)] = static_cast<float>(units) / 512.0f;
     }
   }
 }

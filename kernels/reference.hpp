@@ -33,9 +33,7 @@ void ref_quant_act(std::span<const std::uint16_t> a_bf16, std::int64_t m, std::i
 
 // The quant_act_fp8 contract (kernels/quant_act_fp8.cu), bit for bit: amax in f32, sa = amax / 448,
 // inv = 448 / amax (0 for a zero row), q = e4m3 bits of a * inv, round to nearest even, saturating
-// to +-448 (quant/numeric.hpp f32_to_e4m3_sat_bits); sa holds act_fp8_scale_floats(m, k) floats:
-// the m row scales, then sa[m + g m + r] = the sum of row r's e4m3 values over 128-K group g
-// (exact in units of 2^-9, rounded once to f32).
+// to +-448 (quant/numeric.hpp f32_to_e4m3_sat_bits).
 void ref_quant_act_fp8(std::span<const std::uint16_t> a_bf16, std::int64_t m, std::int64_t k,
                        std::span<std::uint8_t> aq, std::span<float> sa);
 

@@ -152,7 +152,7 @@ CheckOutcome Verifier::check(KernelId id, gpu::Kernel& kernel, const Config& c, 
                      ActOrder::natural, I.stream);
     if (I.qa8_module) {
       I.ensure(I.a_e4m3, mk);
-      I.ensure(I.a_s8, static_cast<std::size_t>(act_fp8_scale_floats(m, s.k)) * 4);
+      I.ensure(I.a_s8, static_cast<std::size_t>(m) * 4);
       launch_quant_act_fp8(quant_act_fp8_kernel(), s, I.a_bf16.get(), I.a_e4m3.get(), I.a_s8.get(),
                            ActOrder::natural, I.stream);
     }
@@ -184,10 +184,9 @@ CheckOutcome Verifier::check(KernelId id, gpu::Kernel& kernel, const Config& c, 
     // order the config reads (act_order); quant_act is deterministic, so these are the bytes of
     // the natural-order copy the reference reads, permuted, and the same row scales.
     I.ensure(I.a_run, mk);
-    const auto sa_bytes = static_cast<std::size_t>(act_fp8_scale_floats(m, s.k)) * 4;
-    I.ensure(I.sa_run, sa_bytes);  // the fp8 block; quant_act's M floats fit in it
+    I.ensure(I.sa_run, static_cast<std::size_t>(m) * 4);
     I.ctx.memset8(I.a_run.get(), 0x7F, mk, I.stream);
-    I.ctx.memset8(I.sa_run.get(), 0xFF, sa_bytes, I.stream);
+    I.ctx.memset8(I.sa_run.get(), 0xFF, static_cast<std::size_t>(m) * 4, I.stream);
     if (fp8)
       launch_quant_act_fp8(quant_act_fp8_kernel(), s, I.a_bf16.get(), I.a_run.get(), I.sa_run.get(),
                            act_order(id, c), I.stream);

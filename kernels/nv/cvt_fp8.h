@@ -54,8 +54,8 @@ R4_CVT_FN void int4x8_to_e4m3(unsigned int d, unsigned int& even, unsigned int& 
 // Eight int4 codes (nibble i of d, two's complement c) -> two e4m3x4 registers holding the BIASED
 // code (c + 8) * 2^-9, in the byte order of int4x8_to_e4m3: c ^ 8 is the offset-binary nibble
 // c + 8 in 0..15, and an e4m3 byte 0000 xxxx is x * 2^-9 for every x in 0..15. Not a GEMM's
-// weights by itself (the zero point is missing): the sm90a generation (R4G_ZSUM, session 43) takes
-// 8 * 2^-9 times the activations' group sum off each group's partial (docs/PERF.md session 42: a
+// weights by itself (the zero point is missing); the sm90a generation's lesion bit 128 uses it to
+// time what a conversion of 3 instructions per 8 weights would leave (docs/PERF.md session 42: a
 // zero point added back by a second wgmma per k-step was slower than the 9-instruction form).
 R4_CVT_FN void int4x8_to_e4m3_biased(unsigned int d, unsigned int& even, unsigned int& odd) {
   even = (d ^ 0x08080808u) & 0x0F0F0F0Fu;

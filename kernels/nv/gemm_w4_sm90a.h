@@ -173,26 +173,12 @@
 // a lesion unchecked and labels it so). Finer lesions of the consumers' math (session 36): bit 16
 // leaves out the wgmmas and their wait (the dequantised registers are pinned, the promotion still
 // runs on the partials), bit 32 the dequantisation (the loaded weight words go to the wgmmas as
-// they are), bit 64 the promotion.
+// they are), bit 64 the promotion. Bit 128 (int4 x e4m3 only, session 42) converts the codes to
+// biased bytes in 3 instructions per 8 weights (cvt_fp8.h int4x8_to_e4m3_biased) instead of 9 and
+// adds no zero point: the time of a conversion that cheap, whose zero point would come from
+// elsewhere (the activations' group sums).
 #ifndef R4G_LESION
 #define R4G_LESION 0
-#endif
-// The int4 x e4m3 weights as BIASED bytes (1, session 43) or signed ones (0, as before). 1: the
-// codes become (c + 8) * 2^-9 in 3 instructions per 8 weights (cvt_fp8.h int4x8_to_e4m3_biased)
-// instead of the sign-magnitude form's 9, and the promotion takes the zero point off the group's
-// partial, sum_k q (c + 8) 2^-9 - 2^-6 S, S the activation row's group sum of its e4m3 values
-// (quant_act_fp8 writes it after the row scales in sa): one FFMA per accumulator per group, and
-// R4G_NR / 4 loads per thread per group (issued before the stage's wait, used after its wgmmas).
-// Session 42's lesion of the conversion alone (no zero point): gate_up M = 16 19.91 -> 18.78 us,
-// 28672 x 4096 24.64 -> 22.81 (H100, docs/PERF.md "Session 42").
-#ifndef R4G_ZSUM
-#define R4G_ZSUM (R4_ACT_KIND == 3)
-#endif
-#if R4G_ZSUM && R4_ACT_KIND != 3
-#error "R4G_ZSUM is for int4 x e4m3 (R4_ACT_KIND 3)"
-#endif
-#if R4G_ZSUM && R4G_DQA
-#error "R4G_DQA (dequantise ahead) is not written for R4G_ZSUM"
 #endif
 #if (R4G_LESION & 4) && R4G_SKS
 #error "R4G_LESION bit 4 is for split-K / single-split configs (stream-K ends segments in its loop)"
@@ -522,7 +508,7 @@ __device__ inline void r4g_dequant(r4_saddr wslot, int lane, u32 (&a)[R4G_STEPS]
     r4nv::dequant_e4m3_e2m1(wv.x, wv.y, a[2 * b]);  // e4m3 bytes e2m1 value * 2^-6 (mx_sm89)
     r4nv::dequant_e4m3_e2m1(wv.z, wv.w, a[2 * b + 1]);
 #elif R4_ACT_KIND == 3
-    if (R4G_ZSUM) {  // e4m3 bytes (code + 8) * 2^-9; the promotion takes the 8 off (R4G_ZSUM)
+    if (R4G_LESION & 128) {  // experiment: the 3-instruction biased bytes, no zero point (wrong)
       r4nv::dequant_e4m3_int4_biased(wv.x, wv.y, a[2 * b]);
       r4nv::dequant_e4m3_int4_biased(wv.z, wv.w, a[2 * b + 1]);
     } else {
@@ -950,24 +936,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #endif
     float acc[R4_NPW][R4G_NR / 2];
     r4g_part part[R4_NPW][R4G_NPART][R4G_NR / 2];
-#if R4G_ZSUM
-    // The group sums of this thread's activation rows m_base + 8 i + 2 t + h (clamped to M - 1:
-    // a column past M is computed and never stored), written by the previous kernel: after the
-    // PDL wait, which costs the consumers nothing (their first stage waits for the producer's).
-    r4_pdl_wait();
-    float zs[R4G_NR / 8][2];
-    const float* const gsum = sa + M;
-    const auto load_zsum = [&](int grp) {
-#pragma unroll
-      for (int i = 0; i < R4G_NR / 8; ++i)
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-          zs[i][h] = __ldg(gsum + (i64)grp * M + min(m_base + 8 * i + 2 * t + h, M - 1));
-    };
-#define R4G_PART(x, i) fmaf(zs[(i) >> 2][(i) & 1], -0.015625f, (x))  // - 8 * 2^-9 * S
-#else
-#define R4G_PART(x, i) r4g_to_float(x)
-#endif
 #pragma unroll
     for (int p = 0; p < R4_NPW; ++p)
 #pragma unroll
@@ -1072,7 +1040,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #else
 #pragma unroll
           for (int i = 0; i < R4G_NR / 2; ++i)
-            acc[p][i] = fmaf(R4G_PART(part[p][0][i], i), wf[p][0][(i & 2) ? 1 : 0], acc[p][i]);
+            acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), wf[p][0][(i & 2) ? 1 : 0], acc[p][i]);
 #endif
         }
 #else
@@ -1099,7 +1067,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
           r4g_group_scales(sc, g, w);
 #pragma unroll
           for (int i = 0; i < R4G_NR / 2; ++i)
-            acc[p][i] = fmaf(R4G_PART(part[p][0][i], i), (i & 2) ? w[1] : w[0], acc[p][i]);
+            acc[p][i] = fmaf(r4g_to_float(part[p][0][i]), (i & 2) ? w[1] : w[0], acc[p][i]);
 #endif
         }
 #endif
@@ -1151,14 +1119,8 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
             for (int r = 0; r < 4; ++r) a[p][st][r] = an[p][st][r];
       }
 #else
-#if R4G_ZSUM
-      const int grp_first = (g_begin + seg_first) % G;  // stream-K: the unit's group in its tile
-#endif
       for (int it = seg_first; it < seg_end; ++it) {
         const int s = it % R4_ST;
-#if R4G_ZSUM
-        load_zsum(grp_first + it - seg_first);
-#endif
         r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
         if (R4G_LESION & 2) {
           __syncwarp();

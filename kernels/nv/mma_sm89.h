@@ -37,8 +37,7 @@ __device__ inline void dequant_e4m3_int4(u32 d0, u32 d1, u32 (&a)[4]) {
   int4x8_to_e4m3(d1, a[2], a[3]);
 }
 
-// The same registers holding the biased code (c + 8) * 2^-9 (cvt_fp8.h; the sm90a R4G_ZSUM form,
-// whose promotion takes the zero point off with the activations' group sums).
+// The same registers holding the biased code (c + 8) * 2^-9 (cvt_fp8.h; a lesion's, not a GEMM's).
 __device__ inline void dequant_e4m3_int4_biased(u32 d0, u32 d1, u32 (&a)[4]) {
   int4x8_to_e4m3_biased(d0, a[0], a[1]);
   int4x8_to_e4m3_biased(d1, a[2], a[3]);

@@ -587,8 +587,7 @@ class Driver {
     a.d_f16 = upload(a.f16);
     a.d_bf16 = upload(a.bf16);
     a.d_aq = gpu::DeviceBuffer(*ctx_, static_cast<std::size_t>(m * k));
-    // quant_act_fp8's block (row scales, group sums) holds quant_act's M row scales too.
-    a.d_sa = gpu::DeviceBuffer(*ctx_, static_cast<std::size_t>(act_fp8_scale_floats(m, k)) * 4);
+    a.d_sa = gpu::DeviceBuffer(*ctx_, static_cast<std::size_t>(m) * 4);
     launch_qa(kernel("quant_act"), {0, k, m}, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(),
               ActOrder::natural);
     if (gpu::has_wgmma(arch_)) {
@@ -623,7 +622,7 @@ class Driver {
       in.emplace_back(*ctx_, in_bytes);
       ctx_->copy_device(in.back().get(), src, in_bytes, *stream_);
       q.emplace_back(*ctx_, static_cast<std::size_t>(s.m * s.k));
-      sa.emplace_back(*ctx_, static_cast<std::size_t>(act_fp8_scale_floats(s.m, s.k)) * 4);
+      sa.emplace_back(*ctx_, static_cast<std::size_t>(s.m) * 4);
       out.emplace_back(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
     }
     stream_->synchronize();

@@ -4,10 +4,8 @@
 // gfx942), no errors, no spills. Bit-exactness of kernel against reference needs a GPU.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <stdexcept>
 #include <vector>
 
 #include "kernels/family.hpp"
@@ -36,7 +34,7 @@ TEST(QuantActFp8, ReferenceScalesEachRowToPlusMinus448) {
   std::vector<std::uint16_t> a;
   for (float f : rows) a.push_back(float_to_bf16(f));
   std::vector<std::uint8_t> q(static_cast<std::size_t>(m * k));
-  std::vector<float> sa(static_cast<std::size_t>(act_fp8_scale_floats(m, k)));
+  std::vector<float> sa(static_cast<std::size_t>(m));
   ref_quant_act_fp8(a, m, k, q, sa);
   EXPECT_EQ(sa[0], 0.0F);
   for (int c = 0; c < k; ++c) EXPECT_EQ(q[static_cast<std::size_t>(c)], 0);
@@ -54,31 +52,6 @@ TEST(QuantActFp8, ReferenceScalesEachRowToPlusMinus448) {
       EXPECT_LE(std::fabs(got - want), std::max(std::fabs(want) * 0x1p-4F, 0x1p-10F))
           << r << "," << c;
     }
-}
-
-// The scale block's group sums: sa[M + g M + r] is row r's sum of e4m3 values over 128-K group g,
-// the last group short (K = 300: 128, 128, 44), summed here in double from the decoded bytes.
-TEST(QuantActFp8, ReferenceWritesEachRowsGroupSumsAfterTheRowScales) {
-  const std::int64_t m = 2, k = 300;
-  std::vector<std::uint16_t> a(static_cast<std::size_t>(m * k));
-  for (std::int64_t i = 0; i < m * k; ++i)  // row 0 all positive (a mean far from zero)
-    a[static_cast<std::size_t>(i)] = float_to_bf16(
-        i < k ? 0.5F + static_cast<float>(i % 7) : static_cast<float>((i * 37) % 19) - 9.0F);
-  std::vector<std::uint8_t> q(a.size());
-  std::vector<float> sa(static_cast<std::size_t>(act_fp8_scale_floats(m, k)));
-  ASSERT_EQ(sa.size(), 8u);  // 2 row scales + 3 groups x 2 rows
-  ref_quant_act_fp8(a, m, k, q, sa);
-  for (std::int64_t g = 0; g < 3; ++g)
-    for (std::int64_t r = 0; r < m; ++r) {
-      double want = 0;
-      for (std::int64_t c = g * 128; c < std::min<std::int64_t>(k, (g + 1) * 128); ++c)
-        want += quant::e4m3_to_f32(q[static_cast<std::size_t>(r * k + c)]);
-      EXPECT_EQ(sa[static_cast<std::size_t>(m + g * m + r)], static_cast<float>(want))
-          << "group " << g << " row " << r;
-    }
-  EXPECT_GT(sa[2], 1000.0F);  // row 0, group 0: 128 positive values of up to 448
-  std::vector<float> short_block(static_cast<std::size_t>(m));
-  EXPECT_THROW(ref_quant_act_fp8(a, m, k, q, short_block), std::invalid_argument);
 }
 
 TEST(QuantActFp8, CompilesForNvidiaWithoutSpills) {

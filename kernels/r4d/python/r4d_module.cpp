@@ -336,12 +336,7 @@ PYBIND11_MODULE(r4d, m) {
       },
       py::arg("a"), py::arg("q"), py::arg("sc"), py::arg("M"), py::arg("K"), py::arg("stream"),
       py::kw_only(), py::arg("pdl") = py::none(), py::arg("order") = "natural",
-      "q e4m3 [M,K] and sc f32 [quant_act_fp8_scale_floats(M, K)] (amax/448 per row of A bf16 [M,K], "
-      "then the rows' e4m3 sums per 128-K group); q in order (as quant_act).");
-  m.def(
-      "quant_act_fp8_scale_floats",
-      [](int M, int K) { return r4d::quant_act_fp8_scale_floats(M, K); }, py::arg("M"),
-      py::arg("K"), "f32 elements of quant_act_fp8's sc: M row scales, then M group sums per 128 K.");
+      "q e4m3 [M,K], sc f32 [M] = amax/448 per row of A bf16 [M,K]; q in order (as quant_act).");
   m.def(
       "gemm",
       [](ptr a, ptr wq, ptr wsz, ptr c, int M, int K, int N, ptr stream, std::optional<bool> pdl,

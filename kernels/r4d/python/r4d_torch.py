@@ -313,9 +313,7 @@ def _cuda_impl(op):
                                    M, K, N, *cfg, st)
         else:
             q = torch.empty((M, K), dtype=torch.uint8, device=dev)
-            # The scale block: M row scales, then the rows' e4m3 sums per 128-K group.
-            sc = torch.empty((_need("quant_act_fp8_scale_floats")(M, K),), dtype=torch.float32,
-                             device=dev)
+            sc = torch.empty((M,), dtype=torch.float32, device=dev)
             # q in the order the config's GEMM reads (the sm90a generation's is not row-major).
             _need("quant_act_fp8")(a.data_ptr(), q.data_ptr(), sc.data_ptr(), M, K, st,
                                    order=_need("act_order")(tuple(cfg), dtype))

@@ -74,22 +74,7 @@ std::size_t scratch_required() {
   for (Dtype d : {Dtype::w4a8, Dtype::w4a8fp8, Dtype::mxfp4a8fp8})
     for (const r4d_table_row& r : table(d)) kmax = std::max<std::int64_t>(kmax, r.k);
   if (kmax == 0) return 0;
-  return align_up(static_cast<std::size_t>(kmax) * GEMM_W4_MAX_M) +
-         align_up(quant_act_fp8_scale_floats(GEMM_W4_MAX_M, static_cast<int>(kmax)) * 4);
-}
-
-// The public size of the scale block is the kernels' (kernels/config.hpp act_fp8_scale_floats).
-static_assert(quant_act_fp8_scale_floats(33, 5128) ==
-              static_cast<std::size_t>(r4::kernels::act_fp8_scale_floats(33, 5128)));
-static_assert(quant_act_fp8_scale_floats(64, 28672) ==
-              static_cast<std::size_t>(r4::kernels::act_fp8_scale_floats(64, 28672)));
-
-// The registered scratch's room for one call: q (K x 64 bytes), then the scale block (the fp8
-// quantiser's M row scales and group sums; quant_act's M floats fit in it).
-bool scratch_fits(const DeviceState& st, int M, int K) {
-  const std::size_t q_bytes = align_up(static_cast<std::size_t>(K) * GEMM_W4_MAX_M);
-  return st.scratch != nullptr &&
-         q_bytes + align_up(quant_act_fp8_scale_floats(M, K) * 4) <= st.scratch_bytes;
+  return align_up(static_cast<std::size_t>(kmax) * GEMM_W4_MAX_M) + kAlign;
 }
 
 Status refuse(Status s) {
@@ -568,7 +553,8 @@ Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
   const DeviceState* st = current_state();
   if (st == nullptr) return refuse(Status::not_initialised);
   const std::size_t q_bytes = align_up(static_cast<std::size_t>(K) * GEMM_W4_MAX_M);
-  if (!scratch_fits(*st, M, K)) return refuse(Status::workspace_too_small);
+  if (st->scratch == nullptr || q_bytes + kAlign > st->scratch_bytes)
+    return refuse(Status::workspace_too_small);
   void* q = st->scratch;
   void* sc = st->scratch + q_bytes;
   if (Status s = quant_act_fp8(a_bf16, q, sc, M, K, act_order(d, *l.config), stream, pdl);
@@ -595,7 +581,8 @@ Status gemm(const void* a_bf16, const void* wq, const void* wsz, void* c, int M,
       const DeviceState* st = current_state();
       if (st == nullptr) return refuse(Status::not_initialised);
       const std::size_t q_bytes = align_up(static_cast<std::size_t>(K) * GEMM_W4_MAX_M);
-      if (!scratch_fits(*st, M, K)) return refuse(Status::workspace_too_small);
+      if (st->scratch == nullptr || q_bytes + kAlign > st->scratch_bytes)
+        return refuse(Status::workspace_too_small);
       void* q = st->scratch;
       void* sc = st->scratch + q_bytes;
       // Under PDL the scratch is shared safely too: quant_act writes q/sc after its wait (the

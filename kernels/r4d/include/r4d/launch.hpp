@@ -33,9 +33,8 @@ using stream_t = CUstream_st*;  // == cudaStream_t; nullptr is the legacy defaul
 }
 
 // Bytes init() allocates: the largest split-K workspace any compiled-in table row needs at its
-// band's top M (kernels/family.hpp workspace_bytes), plus 64 x max K one-byte activations and
-// quant_act_fp8_scale_floats(64, max K) f32 (the scale block) of scratch for r4d::gemm's w4a8 /
-// fp8 paths, each 256-byte aligned.
+// band's top M (kernels/family.hpp workspace_bytes), plus 64 x max K int8 + 64 f32 activation
+// scratch for r4d::gemm's w4a8 path, each 256-byte aligned.
 [[nodiscard]] std::size_t workspace_bytes_required();
 
 // Allocates (cudaMalloc) and zeroes the workspace for `device`, and records the device's compute
@@ -47,7 +46,7 @@ using stream_t = CUstream_st*;  // == cudaStream_t; nullptr is the legacy defaul
 [[nodiscard]] Status init(int device);
 // Uses caller-owned device memory instead (zeroed, >= workspace_bytes_required() for the whole
 // table; smaller works for shapes whose split-K need fits, and r4d::gemm's w4a8 path then needs
-// K*64 + 4 * quant_act_fp8_scale_floats(64, K), each rounded up to 256, beyond the split-K part). The memory must outlive every launch. Records the
+// K*64 + 256 bytes beyond the split-K part). The memory must outlive every launch. Records the
 // device and opts the sm90a kernels in as init() does; call it outside graph capture.
 [[nodiscard]] Status register_workspace(int device, void* ptr, std::size_t bytes);
 // For callers that cannot call init() up front (the Python module does this before each launch):
@@ -122,14 +121,9 @@ enum class ActOrder : int { natural = 0, sm90a = 1, sm90a_mx = 2 };
                                         const void* wsz, void* c, int M, int K, int N,
                                         const Config& cfg, stream_t stream,
                                         Pdl pdl = Pdl::automatic);
-// q[M, K] OCP e4m3 and the scale block sc, quant_act_fp8_scale_floats(M, K) f32: sc[m] = amax / 448
-// per row of A[M, K] bf16, then sc[M + g M + m] = the sum of row m's e4m3 values over 128-K group g
-// (kernels/quant_act_fp8.cu; the sm90a gemm_w4a8fp8_nt configs read both, so pass the fp8 GEMMs
-// the whole block). q natural, or in `order` (as quant_act: an sm90a gemm_w4a8fp8_nt config reads
-// ActOrder::sm90a, an sm90a gemm_mxfp4a8fp8_nt config ActOrder::sm90a_mx).
-[[nodiscard]] constexpr std::size_t quant_act_fp8_scale_floats(int M, int K) {
-  return static_cast<std::size_t>(M) * static_cast<std::size_t>(1 + (K + 127) / 128);
-}
+// q[M, K] OCP e4m3, sc[M] f32 = amax / 448 per row of A[M, K] bf16 (kernels/quant_act_fp8.cu);
+// q natural, or in `order` (as quant_act: an sm90a gemm_w4a8fp8_nt config reads ActOrder::sm90a,
+// an sm90a gemm_mxfp4a8fp8_nt config ActOrder::sm90a_mx).
 [[nodiscard]] Status quant_act_fp8(const void* a, void* q, void* sc, int M, int K, stream_t stream,
                                    Pdl pdl = Pdl::automatic);
 [[nodiscard]] Status quant_act_fp8(const void* a, void* q, void* sc, int M, int K, ActOrder order,
