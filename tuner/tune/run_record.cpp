@@ -76,7 +76,7 @@ int resume_run(SweepContext& ctx, const std::optional<db::Id>& device_id) {
   for (const auto& c : ctx.store.checks(ctx.run)) {
     ctx.checked->set({c.compile_id, c.n, c.k, c.m}, c.status == db::CheckStatus::pass);
     if (c.status == db::CheckStatus::timeout)
-      ctx.hung.emplace(c.compile_id, fmt::format("N={} K={} M={}", c.n, c.k, c.m));
+      ctx.hung->add(c.compile_id, fmt::format("N={} K={} M={}", c.n, c.k, c.m));
   }
   for (const auto& m : ctx.store.measurements(ctx.run))
     if (m.status != db::MeasurementStatus::failed) ctx.raced.insert({m.n, m.k, m.m});

@@ -164,7 +164,7 @@ void share_runs(mpi::World& world, std::vector<Group>& groups, OpenedDevices& op
       const auto& c = *g.ctx;
       json raced = json::array(), checked = json::array(), hung = json::array();
       for (const auto& [n, k, m] : c.raced) raced.push_back({n, k, m});
-      for (const auto& [compile_id, where] : c.hung) hung.push_back({compile_id, where});
+      for (const auto& [compile_id, where] : c.hung->items()) hung.push_back({compile_id, where});
       for (const auto& [key, pass] : c.checked->items())
         checked.push_back(
             {std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), pass});
@@ -203,7 +203,7 @@ void share_runs(mpi::World& world, std::vector<Group>& groups, OpenedDevices& op
           {r[0].get<db::Id>(), r[1].get<std::int64_t>(), r[2].get<std::int64_t>(), r[3].get<int>()},
           r[4].get<bool>());
     // A resumed run's timed-out configs: no rank checks one of them again (verify_stage.cpp).
-    for (const auto& h : j.at("hung")) c.hung.emplace(h[0].get<db::Id>(), h[1].get<std::string>());
+    for (const auto& h : j.at("hung")) c.hung->add(h[0].get<db::Id>(), h[1].get<std::string>());
   }
   for (std::size_t i = 0; i < opened.gpus.size(); ++i) {
     const auto& j = state.at("gpus").at(i);
@@ -244,6 +244,7 @@ int sweep(const SweepOptions& opt, const Spec& spec, db::Store& store, mpi::Worl
     Group gr;
     gr.ctx = std::make_unique<SweepContext>(ctx);
     gr.ctx->checked = std::make_shared<CheckedSet>();  // the group's own (checked_set.hpp)
+    gr.ctx->hung = std::make_shared<HungSet>();        // likewise (hung_set.hpp)
     if (!opt.compile_only) gr.device = opened.groups[g];
     try {
       gr.ctx->arch = gpu::Arch::from(!opt.arch.empty() ? opt.arch

@@ -21,6 +21,7 @@
 #include "kernels/family.hpp"
 #include "tuner/gpu/arch.hpp"
 #include "tuner/tune/checked_set.hpp"
+#include "tuner/tune/hung_set.hpp"
 #include "tuner/tune/row_batch.hpp"
 #include "tuner/tune/row_sink.hpp"
 #include "tuner/tune/spec.hpp"
@@ -93,8 +94,9 @@ struct SweepContext {
   // Done before a --resume (and as this run goes): (compile, N, K, M) -> passed, shared with the
   // other lanes of this context's device group (checked_set.hpp); (N, K, M) races stored.
   std::shared_ptr<CheckedSet> checked = std::make_shared<CheckedSet>();
-  // Configs (compile ids) whose check timed out, and where: not checked again (verify_stage.cpp).
-  std::map<db::Id, std::string> hung;
+  // Configs (compile ids) whose check timed out, and where: not checked again (verify_stage.cpp);
+  // shared with the other lanes of this context's device group (hung_set.hpp).
+  std::shared_ptr<HungSet> hung = std::make_shared<HungSet>();
   std::set<std::tuple<std::int64_t, std::int64_t, int>> raced;
   // Each shape's read-floor grid (blocks, threads), for the step chains' read-floor paths; a
   // shape is here once its read floor is stored (floor_stage.hpp).

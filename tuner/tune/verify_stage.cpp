@@ -79,14 +79,14 @@ void store_check(SweepContext& ctx, const Unit& u, const ShapeSpec& sh, int m, d
 // without a worker call; they neither count nor reset --max-consecutive-faults.
 bool skip_hung(SweepContext& ctx, std::string_view kname, const Unit& u, const ShapeSpec& sh,
                int m) {
-  const auto h = ctx.hung.find(u.compile_id);
-  if (h == ctx.hung.end()) return false;
+  const auto where = ctx.hung->find(u.compile_id);
+  if (!where) return false;
   db::CheckRow c;
   c.status = db::CheckStatus::not_run;
   c.detail = fmt::format(
       "not run: this config timed out at {} (a kernel that hangs is not "
       "checked again)",
-      h->second);
+      *where);
   if (!u.injected.empty()) c.detail = "TEST-INJECTED " + u.injected + ": " + c.detail;
   store_check(ctx, u, sh, m, c);
   report_failed_check(ctx, kname, u, sh, m, c);
@@ -118,7 +118,7 @@ bool verify_one(SweepContext& ctx, SweepWorker& worker, const Unit& u, const Sha
   auto& faults = ctx.tally.consecutive_faults;
   faults = crashed ? faults + 1 : 0;
   if (c.status == db::CheckStatus::timeout)
-    ctx.hung.emplace(u.compile_id, fmt::format("N={} K={} M={}", sh.n, sh.k, m));
+    ctx.hung->add(u.compile_id, fmt::format("N={} K={} M={}", sh.n, sh.k, m));
   report_failed_check(ctx, kname, u, sh, m, c);
   if (crashed && ctx.opt.max_consecutive_faults > 0 && faults >= ctx.opt.max_consecutive_faults)
     throw SweepStop(fmt::format(
