@@ -4,9 +4,8 @@
 // kernel's own e4m3 activations (decoded with quant/numeric.hpp, not the kernels' code), outputs
 // poisoned with NaN first, at odd M (1, 7, 33) and M = 64, every third row off zero mean, the
 // tolerance of kernels/tolerance.hpp (its ratio is printed: the tensor core's fp8 accumulation is
-// what it bounds). Then the same
-// configs through the tuner's Verifier (GPU reference), and the deliberately broken kernels
-// (R4_BROKEN_SCALE) must fail both.
+// what it bounds). Then the same configs through the tuner's Verifier (GPU reference), and the
+// deliberately broken kernels (R4_BROKEN_SCALE) must fail both.
 #include <gtest/gtest.h>
 
 #include <cmath>
