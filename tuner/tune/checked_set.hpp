@@ -10,39 +10,14 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <optional>
 #include <tuple>
-#include <utility>
-#include <vector>
 
 #include "db/store.hpp"
+#include "tuner/tune/locked_map.hpp"
 
 namespace r4::tune {
 
-class CheckedSet {
- public:
-  using Key = std::tuple<db::Id, std::int64_t, std::int64_t, int>;
-
-  [[nodiscard]] std::optional<bool> find(const Key& key) const {
-    std::lock_guard lock(mu_);
-    const auto it = passed_.find(key);
-    if (it == passed_.end()) return std::nullopt;
-    return it->second;
-  }
-  void set(const Key& key, bool pass) {
-    std::lock_guard lock(mu_);
-    passed_[key] = pass;
-  }
-  [[nodiscard]] std::vector<std::pair<Key, bool>> items() const {
-    std::lock_guard lock(mu_);
-    return {passed_.begin(), passed_.end()};
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::map<Key, bool> passed_;
-};
+// find -> the check's result, set(key, passed) after a check.
+using CheckedSet = LockedMap<std::tuple<db::Id, std::int64_t, std::int64_t, int>, bool>;
 
 }  // namespace r4::tune

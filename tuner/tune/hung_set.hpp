@@ -7,39 +7,14 @@
 // MPI ranks share a resumed run's entries at the start (share_runs), not those found as they go.
 #pragma once
 
-#include <map>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "db/store.hpp"
+#include "tuner/tune/locked_map.hpp"
 
 namespace r4::tune {
 
-class HungSet {
- public:
-  // Where `compile_id` hung, if it did.
-  [[nodiscard]] std::optional<std::string> find(db::Id compile_id) const {
-    std::lock_guard lock(mu_);
-    const auto it = where_.find(compile_id);
-    if (it == where_.end()) return std::nullopt;
-    return it->second;
-  }
-  // Records a timeout; the first place a config hung is the one kept.
-  void add(db::Id compile_id, std::string where) {
-    std::lock_guard lock(mu_);
-    where_.emplace(compile_id, std::move(where));
-  }
-  [[nodiscard]] std::vector<std::pair<db::Id, std::string>> items() const {
-    std::lock_guard lock(mu_);
-    return {where_.begin(), where_.end()};
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::map<db::Id, std::string> where_;
-};
+// find -> where the config hung; add(compile_id, where) records a timeout, the first place kept.
+using HungSet = LockedMap<db::Id, std::string>;
 
 }  // namespace r4::tune
