@@ -416,6 +416,14 @@ class Driver {
           "one {} {} {} M={}{}: quant_act {:.2f} us, quant_act + gemm {:.2f} us, with PDL {:.2f} "
           "us\n",
           v->label, to_string(c), sh->name, s.m, defs, tq.median_us, tp.median_us, tpp.median_us);
+      if (gpu::has_pdl(arch_) && !pdl_allowed(c)) {
+        // A config the launchers never put under PDL (the balanced grid): the pair under PDL
+        // anyway, to see what the quantiser's trigger placement (R4_QA_TRIGGER) does to it.
+        gpu::LaunchOptions forced = a8_gemm_options(arch_, c);
+        forced.pdl = true;
+        fmt::print("one {} {} {} M={}{}: quant_act + gemm with PDL forced {:.2f} us\n", v->label,
+                   to_string(c), sh->name, s.m, defs, pair(forced).median_us);
+      }
     }
     print_race_style(*v, c, *sh, s, k, cold, a, defs,
                      v->id == KernelId::gemm_w4a8_nt ? &kernel("quant_act") : nullptr);

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Session 44, call 1. (1) The quantiser's PDL trigger for the balanced grid (R4_QA_TRIGGER, an
+# experiment define in kernels/quant_act.cu): the w4a8 balanced pairs plain, under PDL forced
+# (r4kern's new line; the launchers never put SK 255 under PDL, session 38) with the trigger after
+# the quantiser's wait (0, as built) and after its stores (1); two non-balanced PDL winners beside
+# them, whose pairs the trigger also moves. (2) On an H200 only: the lesions of session 42's table
+# on the balanced winners (where the consumers' time goes on the card whose ring is ~28% faster
+# than the H100's), then every gpu-labelled binary. r4kern --one; every unlesioned run is checked
+# over poison first.
+set -u
+source "$(dirname "$0")/env.sh"
+gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1)
+echo "$gpu" | tee "$OUT/runs.log"
+one() {  # as r4_one, with every result line (the forced-PDL line is a fifth)
+  local cfg=$1 shape=$2 m=$3
+  shift 3
+  local defs=()
+  for d in "$@"; do defs+=(--define "$d"); done
+  echo "## $cfg $shape M=$m ${*:-base}"
+  timeout 90 "$B/r4kern" --one "$cfg" --shapes "$shape" --m "$m" "${defs[@]}" 2>&1 |
+    grep -E "^one |rror" | head -6
+}
+{
+  for round in 1 2; do
+    echo "#### trigger, round $round"
+    for c in 4,255,1,1,1,1,8/gate_up/1 4,255,1,1,1,1,8/gate_up/16 4,255,1,1,1,1,8/28672x4096/16 \
+             4,4,1,1,1,1,6/down/16 4,4,1,1,1,1,8/qkv/16; do
+      IFS=/ read -r t shape m <<<"$c"
+      one "w4a8:$t" "$shape" "$m"
+      one "w4a8:$t" "$shape" "$m" R4_QA_TRIGGER=1
+    done
+  done
+} 2>&1 | tee -a "$OUT/runs.log"
+if ! echo "$gpu" | grep -q H200; then
+  echo "not an H200: lesions and GPU tests left out" | tee -a "$OUT/runs.log"
+  exit 0
+fi
+{
+  echo "#### lesions (H200)"
+  for c in w4a8fp8:4,255,1,1,1,1,4/gate_up/16 w4a8fp8:4,255,1,1,1,1,4/gate_up/1 \
+           w4a8:4,255,1,1,1,1,8/gate_up/16 w4a8fp8:4,4,1,1,1,1,4/down/16 \
+           w4a8fp8:8,132,4,1,1,1,4/down/64 w4a8fp8:8,132,4,1,1,1,4/gate_up/64; do
+    IFS=/ read -r t shape m <<<"$c"
+    for l in 0 2 16 32 64; do
+      if [[ $l == 0 ]]; then r4_one "$t" "$shape" "$m"; else r4_one "$t" "$shape" "$m" R4G_LESION=$l; fi
+    done
+  done
+} 2>&1 | tee -a "$OUT/runs.log"
+bash scripts/device/gpu_tests.sh 2>&1 | tee -a "$OUT/runs.log"
+grep "max err/tol" "$OUT/gtests.log" | sort | uniq | tee -a "$OUT/runs.log"
