@@ -259,6 +259,9 @@ class Driver {
     std::sscanf(args_.one.c_str() + colon + 1, "%d,%d,%d,%d,%d,%d,%d", &f[0], &f[1], &f[2], &f[3],
                 &f[4], &f[5], &f[6]);
     const Config c{f[0], f[1], f[2], f[3], f[4], f[5], f[6]};
+    // A kernel with a second consumer warpgroup needs it launched (kernels/family.hpp).
+    for (const auto& d : args_.defines)
+      if (d == "R4G_KDUAL=1") experiment_kdual = true;
     const Variant* v = nullptr;
     for (const auto& x : kVariants)
       if (vname == x.label) v = &x;
