@@ -89,8 +89,10 @@
 // M <= 16 a stage's chain (wait, dequantise, wgmmas, wait, promote, release) runs serially in
 // one warpgroup, and three blocks per SM keep three such chains in flight; two per block make six,
 // in the same shared memory. Three blocks of 384 threads fit the register file at <= 56 registers
-// (__launch_bounds__ min blocks R4G_MINB). The scales ride in the stages (no scale chunks: an
-// entry could be overwritten once the other warpgroup released the next stage).
+// (__launch_bounds__ min blocks R4G_MINB). Scale chunks stay safe: the copy that overwrites stage
+// j's entry is issued with a stage a >= j + ST + 1 (below), after the producer waited for the
+// releases of stages a - ST and a - ST - 1, one of each warpgroup, both >= j, and a warpgroup
+// releases its stages in order. (Call 1 ran it without them, which cost the ring its chunks.)
 #ifndef R4G_KDUAL
 #define R4G_KDUAL 0
 #endif
@@ -143,10 +145,10 @@
 #define R4G_BAL_SMS 132                   // kernels/config.hpp kSm90aBalancedSms
 #define R4G_SKS (R4_SK > 16 && !R4G_BAL)  // stream-K
 #ifndef R4G_SCHUNK
-#define R4G_SCHUNK (R4G_SCHUNK_ON && R4G_EB == 1 && !R4G_SKS && !R4G_KDUAL)
+#define R4G_SCHUNK (R4G_SCHUNK_ON && R4G_EB == 1 && !R4G_SKS)
 #endif
-#if R4G_KDUAL && (R4_WV != 4 || !R4G_BAL || R4G_SCHUNK || (R4_ST & 1) || R4G_DQA)
-#error "R4G_KDUAL is written for WV 4 balanced blocks at an even ST, without scale chunks"
+#if R4G_KDUAL && (R4_WV != 4 || !R4G_BAL || (R4_ST & 1) || R4G_DQA)
+#error "R4G_KDUAL is written for WV 4 balanced blocks at an even ST"
 #endif
 #if R4G_SCHUNK
 #define R4G_SC R4_ST
@@ -962,7 +964,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #pragma unroll
         for (int q = 0; q < R4G_NPART; ++q) part[p][q][i] = 0;
       }
-    int se = 0;  // it % R4G_SR, carried (r4g_scale_at)
+    int se = R4G_KDUAL ? wg : 0;  // it % R4G_SR, carried (r4g_scale_at); R4G_KDUAL: wg's first it
     // The B tile's chunk stride (the descriptors' LBO): 16 NR bytes (kernels/nv/wgmma_layout_sm90a.h
     // lbo_bytes), or 16 M where the producer copied a tile holding every row in one run (R4G_BULKA).
 #if R4G_BULKA
@@ -1099,7 +1101,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         // 15: the direct producer, whose copies start right after the release, failed 1,157 of
         // 45,960 sweep checks without it and none with it (cost on the staged producer +0.2-1.5%).
         if (R4G_WARF) r4wg::fence_proxy_async();
-        se = se + 1 == R4G_SR ? 0 : se + 1;
+        se = R4G_KDUAL ? (se + 2) % R4G_SR : se + 1 == R4G_SR ? 0 : se + 1;
         __syncwarp();
         if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
       };

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Session 44, call 2. Call 1 (H100) ran R4G_KDUAL without the scale chunks, which by themselves
+# are worth ~3 us of gate_up's ring (session 26): this is KDUAL with them (the chunk entries are
+# safe, kernels/nv/gemm_w4_sm90a.h), against the kernel as built, two rounds. Then the balanced
+# w4a8 pair under PDL forced at more M (call 1: gate_up M = 1 -0.5 us, M = 16 +0.45, 28672 x 4096
+# M = 16 -1.9 against plain). On an H200 only: lesions of the balanced winners, then every
+# gpu-labelled binary.
+set -u
+source "$(dirname "$0")/env.sh"
+gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1)
+echo "$gpu" | tee "$OUT/runs.log"
+one() {  # as r4_one, with every result line (the forced-PDL line is a fifth)
+  local cfg=$1 shape=$2 m=$3
+  shift 3
+  local defs=()
+  for d in "$@"; do defs+=(--define "$d"); done
+  echo "## $cfg $shape M=$m ${*:-base}"
+  timeout 90 "$B/r4kern" --one "$cfg" --shapes "$shape" --m "$m" "${defs[@]}" 2>&1 |
+    grep -E "^one |rror" | head -6
+}
+{
+  for round in 1 2; do
+    echo "#### kdual with scale chunks, round $round"
+    for c in w4a8:4,255,1,1,1,1,8/gate_up/16 w4a8:4,255,1,1,1,1,8/gate_up/1 \
+             w4a8:4,255,1,1,1,1,8/28672x4096/16 w4a8fp8:4,255,1,1,1,1,4/gate_up/16 \
+             mxfp4:4,255,1,1,1,1,8/gate_up/1; do
+      IFS=/ read -r t shape m <<<"$c"
+      one "$t" "$shape" "$m"
+      one "$t" "$shape" "$m" R4G_KDUAL=1
+    done
+  done
+  echo "#### balanced w4a8 pairs under PDL forced, more M"
+  for c in gate_up/2 gate_up/4 gate_up/8 28672x4096/1 28672x4096/8; do
+    IFS=/ read -r shape m <<<"$c"
+    one w4a8:4,255,1,1,1,1,8 "$shape" "$m"
+  done
+} 2>&1 | tee -a "$OUT/runs.log"
+if ! echo "$gpu" | grep -q H200; then
+  echo "not an H200: lesions and GPU tests left out; wall ${SECONDS} s" | tee -a "$OUT/runs.log"
+  exit 0
+fi
+{
+  echo "#### lesions (H200): 2 no math, 16 no wgmma, 32 no conversion, 64 no promotion"
+  for l in 2 16 32 64; do r4_one w4a8fp8:4,255,1,1,1,1,4 gate_up 16 R4G_LESION=$l; done
+  for l in 2 32; do r4_one w4a8:4,255,1,1,1,1,8 gate_up 16 R4G_LESION=$l; done
+} 2>&1 | tee -a "$OUT/runs.log"
+bash scripts/device/gpu_tests.sh 2>&1 | tee -a "$OUT/runs.log"
+grep "max err/tol" "$OUT/gtests.log" | sort | uniq | tee -a "$OUT/runs.log"
+echo "wall ${SECONDS} s" | tee -a "$OUT/runs.log"
