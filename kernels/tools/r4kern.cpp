@@ -637,29 +637,40 @@ class Driver {
       out.emplace_back(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
     }
     stream_->synchronize();
-    const auto t = time_graph(
-        *ctx_, *stream_, static_cast<int>(n),
-        [&](int e) {
-          const auto u = static_cast<std::size_t>(e);
-          if (!a8) {
-            launch_gemm_w4a16(k, c, arch_, s, in[u].get(), cold.at(e), out[u].get(),
-                              workspace_.get(), *stream_);
-            return;
-          }
-          if (fp8)
-            launch_quant_act_fp8(*qk, s, in[u].get(), q[u].get(), sa[u].get(), act_order(v.id, c),
-                                 *stream_);
-          else
-            launch_qa(*qk, s, in[u].get(), q[u].get(), sa[u].get(), act_order(v.id, c));
-          launch_gemm_a8(v.id, k, c, arch_, s, q[u].get(), sa[u].get(), cold.at(e), out[u].get(),
-                         workspace_.get(), *stream_, a8_gemm_options(arch_, c));
-        },
-        TimingSpec{2, 11, 24});
+    const auto race = [&](const gpu::LaunchOptions& opt) {
+      return time_graph(
+          *ctx_, *stream_, static_cast<int>(n),
+          [&](int e) {
+            const auto u = static_cast<std::size_t>(e);
+            if (!a8) {
+              launch_gemm_w4a16(k, c, arch_, s, in[u].get(), cold.at(e), out[u].get(),
+                                workspace_.get(), *stream_);
+              return;
+            }
+            if (fp8)
+              launch_quant_act_fp8(*qk, s, in[u].get(), q[u].get(), sa[u].get(), act_order(v.id, c),
+                                   *stream_);
+            else
+              launch_qa(*qk, s, in[u].get(), q[u].get(), sa[u].get(), act_order(v.id, c));
+            launch_gemm_a8(v.id, k, c, arch_, s, q[u].get(), sa[u].get(), cold.at(e), out[u].get(),
+                           workspace_.get(), *stream_, opt);
+          },
+          TimingSpec{2, 11, 24});
+    };
+    const auto t = race(a8_gemm_options(arch_, c));
     fmt::print(
         "one {} {} {} M={}{}: as a race times it (activations and outputs pooled{}): {:.2f} us\n",
         v.label, to_string(c), sh.name, s.m, defs,
         a8 ? fp8 ? ", quant_act_fp8 + gemm under PDL" : ", quant_act + gemm under PDL" : "",
         t.median_us);
+    if (a8 && gpu::has_pdl(arch_) && !pdl_allowed(c)) {
+      // A balanced grid, which the launchers keep off PDL (kernels/config.hpp pdl_allowed): the
+      // same pooled pair with its GEMM under PDL anyway (docs/PERF.md "Session 44").
+      gpu::LaunchOptions forced = a8_gemm_options(arch_, c);
+      forced.pdl = true;
+      fmt::print("one {} {} {} M={}{}: as a race times it, under PDL forced: {:.2f} us\n", v.label,
+                 to_string(c), sh.name, s.m, defs, race(forced).median_us);
+    }
   }
 
   int check_quant_act() {

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Session 44, call 2. Call 1 (H100) ran R4G_KDUAL without the scale chunks, which by themselves
 # are worth ~3 us of gate_up's ring (session 26): this is KDUAL with them (the chunk entries are
-# safe, kernels/nv/gemm_w4_sm90a.h), against the kernel as built, two rounds. Then the balanced
-# w4a8 pair under PDL forced at more M (call 1: gate_up M = 1 -0.5 us, M = 16 +0.45, 28672 x 4096
-# M = 16 -1.9 against plain). On an H200 only: lesions of the balanced winners, then every
-# gpu-labelled binary.
+# safe, kernels/nv/gemm_w4_sm90a.h), against the kernel as built. Then the balanced pairs under
+# PDL forced (call 1: w4a8 gate_up M = 1 -0.5 us, M = 16 +0.45, 28672 x 4096 M = 16 -1.9 against
+# plain), with and without every kernel asking for the largest shared-memory carveout. On an H200
+# only: lesions of the balanced winners, then every gpu-labelled binary.
 set -u
 source "$(dirname "$0")/env.sh"
 gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1)
@@ -19,20 +19,26 @@ one() {  # as r4_one, with every result line (the forced-PDL line is a fifth)
     grep -E "^one |rror" | head -6
 }
 {
-  for round in 1 2; do
-    echo "#### kdual with scale chunks, round $round"
-    for c in w4a8:4,255,1,1,1,1,8/gate_up/16 w4a8:4,255,1,1,1,1,8/gate_up/1 \
-             w4a8:4,255,1,1,1,1,8/28672x4096/16 w4a8fp8:4,255,1,1,1,1,4/gate_up/16 \
-             mxfp4:4,255,1,1,1,1,8/gate_up/1; do
-      IFS=/ read -r t shape m <<<"$c"
-      one "$t" "$shape" "$m"
-      one "$t" "$shape" "$m" R4G_KDUAL=1
-    done
+  echo "#### kdual with scale chunks"
+  for c in w4a8:4,255,1,1,1,1,8/gate_up/16 w4a8fp8:4,255,1,1,1,1,4/gate_up/16 \
+           mxfp4:4,255,1,1,1,1,8/gate_up/1 w4a8:4,255,1,1,1,1,8/28672x4096/16; do
+    IFS=/ read -r t shape m <<<"$c"
+    one "$t" "$shape" "$m"
+    one "$t" "$shape" "$m" R4G_KDUAL=1
   done
-  echo "#### balanced w4a8 pairs under PDL forced, more M"
-  for c in gate_up/2 gate_up/4 gate_up/8 28672x4096/1 28672x4096/8; do
-    IFS=/ read -r shape m <<<"$c"
-    one w4a8:4,255,1,1,1,1,8 "$shape" "$m"
+  # Every kernel asks for the largest shared-memory carveout (R4_EXP_CARVEOUT=100, the CUDA
+  # backend): if a quantiser's block keeps its SM from taking the GEMM's blocks under PDL until it
+  # drains (its carveout being the driver's pick for a kernel of 32 B of shared memory), the
+  # balanced pairs under PDL forced should then beat them plain at every M.
+  echo "#### carveout: unset, then 100"
+  for c in w4a8:4,255,1,1,1,1,8/gate_up/1 w4a8:4,255,1,1,1,1,8/gate_up/8 \
+           w4a8:4,255,1,1,1,1,8/gate_up/16 w4a8fp8:4,255,1,1,1,1,4/gate_up/16 \
+           mxfp4:4,255,1,1,1,1,8/gate_up/1 w4a8:4,255,1,1,1,1,8/28672x4096/16 \
+           w4a8:4,4,1,1,1,1,6/down/16; do
+    IFS=/ read -r t shape m <<<"$c"
+    one "$t" "$shape" "$m"
+    echo "(R4_EXP_CARVEOUT=100)"
+    R4_EXP_CARVEOUT=100 one "$t" "$shape" "$m"
   done
 } 2>&1 | tee -a "$OUT/runs.log"
 if ! echo "$gpu" | grep -q H200; then

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -354,6 +355,15 @@ class CudaKernel final : public Kernel {
   // sweep with the chunks, which ran out of its 420 s, fits the same cause.
   void opt_in(unsigned shared, Dim3 cluster) {
     if (static_shared_ < 0) {
+      // EXPERIMENT ONLY (docs/PERF.md "Session 44"; never set by the tuner's scripts): every
+      // kernel's preferred shared memory carveout, in percent, from R4_EXP_CARVEOUT, to test
+      // whether an SM whose carveout a small kernel (a quantiser) chose takes no block of a GEMM
+      // launched under PDL until it drains.
+      if (const char* cv = std::getenv("R4_EXP_CARVEOUT"); cv != nullptr && *cv != '\0')
+        R4_CU(
+            driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                        std::atoi(cv)),
+            fmt::format("cuFuncSetAttribute({}, PREFERRED_SHARED_MEMORY_CARVEOUT, {})", name_, cv));
       int v = 0;
       R4_CU(driver().func_attribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f_),
             fmt::format("cuFuncGetAttribute({}, SHARED_SIZE_BYTES)", name_));
