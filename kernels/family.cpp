@@ -121,7 +121,7 @@ LaunchDims launch_dims(KernelId id, const Config& c, const gpu::Arch& arch, cons
             ceil_div(ceil_div(s.m, 16), c.mb)};
   if (c.gen == kGenSm90a) {
     // kernels/nv/gemm_w4_sm90a.h: WV consumer warps + a producer warpgroup; the same grid.
-    d.block = {static_cast<unsigned>(c.wv * wave + 128 + (experiment_kdual ? 128 : 0)), 1, 1};
+    d.block = {static_cast<unsigned>(c.wv * wave + 128), 1, 1};
     d.shared_bytes = static_cast<unsigned>(sm90a_shared_bytes(id, c));
     d.wave_shared = true;  // raised per device at launch (launch_raw)
     if (is_stream_k(c)) d.grid = {static_cast<unsigned>(stream_k(c, s.n, s.k).blocks), 1, 1};

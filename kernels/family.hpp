@@ -102,11 +102,6 @@ void launch_quant_act(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::Dev
 // plainly (the races' solo times; steps time PDL between GEMMs).
 [[nodiscard]] gpu::LaunchOptions a8_gemm_options(const gpu::Arch& arch, const Config& c);
 
-// EXPERIMENT ONLY (docs/PERF.md "Session 44"): set by `r4kern --one --define R4G_KDUAL=1`, never by
-// the tuner or r4d. Every sm90a launch then carries a second consumer warpgroup (launch_dims), as
-// a kernel compiled with R4G_KDUAL (kernels/nv/gemm_w4_sm90a.h) expects.
-inline bool experiment_kdual = false;
-
 // The block-fp8 baseline's activation quantiser (kernels/quant_fp8_block.cu): A (bf16 [M, K]) ->
 // Aq (e4m3 [M, K]) and s (f32 [K/128][M]); what a block-fp8 decode step runs between GEMMs.
 [[nodiscard]] gpu::CompileRequest quant_fp8_block_compile_request(const gpu::Arch& arch);

@@ -19,7 +19,7 @@
 #if R4_GEN == 1
 #include "kernels/nv/gemm_w4_sm90a.h"
 
-R4_EXTERN void __launch_bounds__(R4G_THREADS, R4G_MINB)
+R4_EXTERN void __launch_bounds__(R4G_THREADS, 1)
     gemm_mxfp4a8fp8_nt(const unsigned char* __restrict__ Aq, const float* __restrict__ sa,
                        const u32x4* __restrict__ wq, const u32* __restrict__ wsz,
                        u16* __restrict__ C, void* __restrict__ ws, int M, int N, int K) {

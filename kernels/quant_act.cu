@@ -25,11 +25,6 @@
 // EXPERIMENT ONLY: 1 is the two-pass loop of sessions 1-10 (A/B, session 11)
 #define R4_QA_LEGACY 0
 #endif
-#ifndef R4_QA_TRIGGER
-// EXPERIMENT ONLY: where the quantiser lets the next kernel launch: 0 after its PDL wait, 1 after
-// its stores (r4kern --one --define, session 44)
-#define R4_QA_TRIGGER 0
-#endif
 
 // 8 bf16 -> 8 int8, rint(a * inv) clamped to +-127 (round half to even under the default mode).
 struct R4QuantS8 {
@@ -55,15 +50,11 @@ R4_EXTERN void R4_LAUNCH_BOUNDS(R4_QA_THREADS)
   // Under programmatic dependent launch (kernels/prelude.h): A is the previous kernel's output, so
   // wait before reading it; then let the next kernel (the w4a8 GEMM) start streaming its weights.
   r4_pdl_wait();
-  // After the wait: the GEMM that follows starts no earlier than A is complete (a trigger at entry
-  // let it launch during the GEMM before). R4_QA_TRIGGER 1 (experiment) moves it after the row's
-  // stores, so the GEMM's blocks land as the quantiser's leave (kernels/nv/gemm_w4_sm90a.h, the
-  // balanced grid: docs/PERF.md "Session 44").
-  if (R4_QA_TRIGGER == 0) r4_pdl_launch_dependents();
+  r4_pdl_launch_dependents();  // after the wait: the GEMM that follows starts no earlier than A is
+                               // complete (a trigger at entry let it launch during the GEMM before)
   const int row = (int)blockIdx.x;
   if (row >= M) return;
   u32* dst = reinterpret_cast<u32*>(Aq);  // the whole matrix: r4_act_dword places the row
   constexpr int kVec = R4_QA_LEGACY ? 0 : R4_QA_VEC;
   r4_quant_row_fit<R4_QA_THREADS, kVec>(A + (i64)row * K, K, 127.0f, dst, sa + row, R4QuantS8{}, order, row, M);
-  if (R4_QA_TRIGGER == 1) r4_pdl_launch_dependents();
 }

@@ -81,24 +81,8 @@
 #error "the sm90a generation has 1 or 2 consumer warpgroups (R4_WV 4 or 8)"
 #endif
 
-#define R4G_CW (R4_WV / 4)  // consumer warpgroups' 64-row tiles
-// EXPERIMENT (session 44; `r4kern --one --define R4G_KDUAL=1`, which launches the extra
-// warpgroup): two consumer warpgroups on the same 64-row tiles of a WV 4 balanced block, the
-// first taking the even stages and the second the odd ones (ST is even, so a stage always belongs
-// to one of them), their accumulators added in shared memory before the epilogue. Why: at
-// M <= 16 a stage's chain (wait, dequantise, wgmmas, wait, promote, release) runs serially in
-// one warpgroup, and three blocks per SM keep three such chains in flight; two per block make six,
-// in the same shared memory. Three blocks of 384 threads fit the register file at <= 56 registers
-// (__launch_bounds__ min blocks R4G_MINB). Scale chunks stay safe: the copy that overwrites stage
-// j's entry is issued with a stage a >= j + ST + 1 (below), after the producer waited for the
-// releases of stages a - ST and a - ST - 1, one of each warpgroup, both >= j, and a warpgroup
-// releases its stages in order. (Call 1 ran it without them, which cost the ring its chunks.)
-#ifndef R4G_KDUAL
-#define R4G_KDUAL 0
-#endif
-#define R4G_NCW (R4G_CW * (R4G_KDUAL ? 2 : 1))     // consumer warpgroups
-#define R4G_THREADS (128 * (R4G_NCW + 1))          // + the producer warpgroup
-#define R4G_MINB (R4G_KDUAL ? 3 : 1)               // __launch_bounds__'s min blocks per SM
+#define R4G_CW (R4_WV / 4)                         // consumer warpgroups
+#define R4G_THREADS (128 * (R4G_CW + 1))           // + the producer warpgroup
 #define R4G_NR (16 * R4_MB)                        // activation rows per CTA: the wgmma N
 #define R4G_EB (R4_ACT_KIND >= 2 ? 1 : 2)          // activation bytes
 #define R4G_TPC (R4G_CW * R4_NPW)                  // 64-row weight tiles per CTA
@@ -146,9 +130,6 @@
 #define R4G_SKS (R4_SK > 16 && !R4G_BAL)  // stream-K
 #ifndef R4G_SCHUNK
 #define R4G_SCHUNK (R4G_SCHUNK_ON && R4G_EB == 1 && !R4G_SKS)
-#endif
-#if R4G_KDUAL && (R4_WV != 4 || !R4G_BAL || (R4_ST & 1) || R4G_DQA)
-#error "R4G_KDUAL is written for WV 4 balanced blocks at an even ST"
 #endif
 #if R4G_SCHUNK
 #define R4G_SC R4_ST
@@ -366,7 +347,7 @@ __device__ inline void r4g_produce(r4_saddr ring, r4_saddr full, r4_saddr empty,
                                    const char* __restrict__ act, int rows_live, i64 act_stride,
                                    int tile16_first, int ntiles16, int KB, int G, int g_begin,
                                    int iters) {
-  const int pt = (int)threadIdx.x - 128 * R4G_NCW;  // 0..127
+  const int pt = (int)threadIdx.x - 128 * R4G_CW;  // 0..127
   const int pw = pt >> 5, lane = pt & 31;
   // Warp pw's leader copies slots [pw * TPC, (pw + 1) * TPC) of every stage.
 #if R4G_PFAST
@@ -627,10 +608,6 @@ __device__ inline void r4g_row_scales(float (&sav)[R4G_NR / 8][2], const float* 
     }
 }
 
-// The consumer warpgroups alone (the producer streams on meanwhile).
-__device__ inline void r4g_consumer_sync() {
-  asm volatile("bar.sync 1, %0;\n" ::"n"(128 * R4G_NCW) : "memory");
-}
 #if R4G_SKS
 // The block whose range holds unit u: the largest c with floor(c * TG / C) <= u.
 __device__ inline int r4g_cta_of(int u, int C, int TG) {
@@ -641,6 +618,10 @@ __device__ inline int r4g_cta_of(int u, int C, int TG) {
 __device__ inline int r4g_sk_slots(int G, int TG, int C) {
   const int least = max(1, TG / C);
   return (G + least - 1) / least + 1;
+}
+// The consumer warpgroups alone (the producer streams on meanwhile).
+__device__ inline void r4g_consumer_sync() {
+  asm volatile("bar.sync 1, %0;\n" ::"n"(128 * R4G_CW) : "memory");
 }
 #define R4G_FRAG (R4_NPW * R4G_NR / 2)  // accumulators per consumer thread
 // The end of a segment (units u0 .. u0 + len - 1, all of N tile u0 / G). A whole tile is stored.
@@ -940,7 +921,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #if !R4G_SKS && !R4G_BAL
   const R4Out o{C, reinterpret_cast<float*>(static_cast<char*>(ws) + R4_SPLITK_COUNTER_BYTES), M, N};
 #endif
-  if (wg == R4G_NCW) {
+  if (wg == R4G_CW) {
     // The tile's first row: in the sm90a order (R4G_BULKA) at byte 16 m_base of each chunk run of
     // 16 M bytes; in natural order at row m_base of K elements.
     r4g_produce(ring, full, empty, wq, wsz,
@@ -950,7 +931,6 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
   } else {
     const int warp = (int)((threadIdx.x >> 5) & 3), lane = r4_lane();
     const int g = lane >> 2, t = lane & 3;
-    const int cw = R4G_KDUAL ? 0 : wg;  // the warpgroup's 64-row tiles (R4G_KDUAL: both the same)
 #if R4G_SKS
     (void)t;  // the segment ends recompute it (r4g_sk_segment)
 #endif
@@ -964,7 +944,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #pragma unroll
         for (int q = 0; q < R4G_NPART; ++q) part[p][q][i] = 0;
       }
-    int se = R4G_KDUAL ? wg : 0;  // it % R4G_SR, carried (r4g_scale_at); R4G_KDUAL: wg's first it
+    int se = 0;  // it % R4G_SR, carried (r4g_scale_at)
     // The B tile's chunk stride (the descriptors' LBO): 16 NR bytes (kernels/nv/wgmma_layout_sm90a.h
     // lbo_bytes), or 16 M where the producer copied a tile holding every row in one run (R4G_BULKA).
 #if R4G_BULKA
@@ -986,7 +966,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         const r4_saddr stage = ring + (it % R4_ST) * R4G_STAGE;
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p)
-          r4g_dequant(stage + ((cw * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
+          r4g_dequant(stage + ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES, lane, a[p]);
       };
       // The stage's wgmmas, committed as one group; under R4G_PHALF those of 64-K block blk only.
       const auto mma = [&](int it, u32 (&a)[R4_NPW][R4G_STEPS][4], int blk) {
@@ -1019,7 +999,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         const r4_saddr stage = ring + (it % R4_ST) * R4G_STAGE;
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p) {
-          const r4_saddr sc = r4g_scale_at(ring, stage, (cw * R4_NPW + p) * 4 + warp, se);
+          const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
 #if R4G_PSTEP
 #pragma unroll
           for (int b = 0; b < 2; ++b) {
@@ -1066,7 +1046,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
 #else
 #pragma unroll
         for (int p = 0; p < R4_NPW; ++p) {
-          const r4_saddr sc = r4g_scale_at(ring, stage, (cw * R4_NPW + p) * 4 + warp, se);
+          const r4_saddr sc = r4g_scale_at(ring, stage, (wg * R4_NPW + p) * 4 + warp, se);
 #if R4G_PSTEP
           // mx_sm89 exponents: 32 bytes per 64-K block b (r4g_mx_scales); k-step st = 2 b + s'.
 #pragma unroll
@@ -1101,7 +1081,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
         // 15: the direct producer, whose copies start right after the release, failed 1,157 of
         // 45,960 sweep checks without it and none with it (cost on the staged producer +0.2-1.5%).
         if (R4G_WARF) r4wg::fence_proxy_async();
-        se = R4G_KDUAL ? (se + 2) % R4G_SR : se + 1 == R4G_SR ? 0 : se + 1;
+        se = se + 1 == R4G_SR ? 0 : se + 1;
         __syncwarp();
         if (lane == 0) r4wg::mbar_arrive(empty + 8 * s);
       };
@@ -1139,7 +1119,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
             for (int r = 0; r < 4; ++r) a[p][st][r] = an[p][st][r];
       }
 #else
-      for (int it = seg_first + (R4G_KDUAL ? wg : 0); it < seg_end; it += (R4G_KDUAL ? 2 : 1)) {
+      for (int it = seg_first; it < seg_end; ++it) {
         const int s = it % R4_ST;
         r4wg::mbar_wait(full + 8 * s, (it / R4_ST) & 1);
         if (R4G_LESION & 2) {
@@ -1155,7 +1135,7 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
             for (int b = 0; b < 2; ++b) {
               const u32x4 wv =
                   r4_lds16(ring + (it % R4_ST) * R4G_STAGE +
-                           ((cw * R4_NPW + p) * 4 + warp) * R4G_WBYTES + b * 512 + lane * 16);
+                           ((wg * R4_NPW + p) * 4 + warp) * R4G_WBYTES + b * 512 + lane * 16);
 #pragma unroll
               for (int q = 0; q < R4G_STEPS / 2; ++q) {
                 a[p][b * (R4G_STEPS / 2) + q][0] = wv.x;
@@ -1212,28 +1192,8 @@ __device__ inline void r4g_gemm(const void* __restrict__ act,  // [M, K] f16/bf1
     r4_pdl_wait();  // returns at once by now (the producer waited); orders the writes below
     float sav[R4G_NR / 8][2];
     r4g_row_scales(sav, sa, m_base, t, M);
-#if R4G_KDUAL
-    // Both consumer warpgroups are past their last stage, so the ring is free (every copy into it
-    // was waited for): the second one's accumulators go through it to the first, which stores.
-    r4g_consumer_sync();
-    {
-      const r4_saddr red = ring + (threadIdx.x & 127u) * 4u;
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-        for (int i = 0; i < R4G_NR / 2; ++i)
-          if (wg == 1) r4g_st32(red + (p * (R4G_NR / 2) + i) * 512, __float_as_uint(acc[p][i]));
-      r4g_consumer_sync();
-#pragma unroll
-      for (int p = 0; p < R4_NPW; ++p)
-#pragma unroll
-        for (int i = 0; i < R4G_NR / 2; ++i)
-          if (wg == 0) acc[p][i] += __uint_as_float(r4_lds32(red + (p * (R4G_NR / 2) + i) * 512));
-    }
-    if (wg == 0)
-#endif
 #if R4G_BAL
-      r4g_bal_store(acc, sav, C, ws, M, N, cw, warp, g, t);
+    r4g_bal_store(acc, sav, C, ws, M, N, wg, warp, g, t);
 #else
 #if R4G_EPI_PACK
     const bool wide = r4_epilogue_wide(C, N);

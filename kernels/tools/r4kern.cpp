@@ -259,9 +259,6 @@ class Driver {
     std::sscanf(args_.one.c_str() + colon + 1, "%d,%d,%d,%d,%d,%d,%d", &f[0], &f[1], &f[2], &f[3],
                 &f[4], &f[5], &f[6]);
     const Config c{f[0], f[1], f[2], f[3], f[4], f[5], f[6]};
-    // A kernel with a second consumer warpgroup needs it launched (kernels/family.hpp).
-    for (const auto& d : args_.defines)
-      if (d == "R4G_KDUAL=1") experiment_kdual = true;
     const Variant* v = nullptr;
     for (const auto& x : kVariants)
       if (vname == x.label) v = &x;
@@ -421,7 +418,8 @@ class Driver {
           v->label, to_string(c), sh->name, s.m, defs, tq.median_us, tp.median_us, tpp.median_us);
       if (gpu::has_pdl(arch_) && !pdl_allowed(c)) {
         // A config the launchers never put under PDL (the balanced grid): the pair under PDL
-        // anyway, to see what the quantiser's trigger placement (R4_QA_TRIGGER) does to it.
+        // anyway (docs/PERF.md "Session 44": it gains where the quantiser's blocks leave the grid
+        // its SMs, and the R4_EXP_CARVEOUT experiment of the CUDA backend moves that line).
         gpu::LaunchOptions forced = a8_gemm_options(arch_, c);
         forced.pdl = true;
         fmt::print("one {} {} {} M={}{}: quant_act + gemm with PDL forced {:.2f} us\n", v->label,
