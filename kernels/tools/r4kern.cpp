@@ -8,7 +8,11 @@
 //          [--stride N] [--shapes a,b,...]
 //   r4kern --one VARIANT:WV,SK,MB,NPW,NT,GEN,ST --m M [--shapes s] [--define D]... [--binary PATH]
 // --gen keeps one kernel generation (kernels/config.hpp), --stride every Nth config of the sm90a
-// generation (a quick look at a large space), --shapes the named seed shapes.
+// generation (a quick look at a large space), --shapes the named seed shapes. --one checks the
+// config over poison, then times it alone, with its quantiser plain and as the launchers put it
+// under PDL, and as a race times it; for a balanced grid (which the launchers keep plain) also
+// under PDL forced. R4_EXP_CARVEOUT=N in the environment (experiment only, tuner/gpu/
+// backend_cuda.cpp) sets every kernel's preferred shared-memory carveout (docs/PERF.md session 44).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
