@@ -14,7 +14,8 @@ r4_pack_db() {
 }
 # One `r4kern --one` run for the session scripts: "## VARIANT:TUPLE SHAPE M=M DEFINES", then the
 # check line and the times (the first four result lines). `r4_one VARIANT:TUPLE SHAPE M [DEFINE...]`;
-# R4_ONE_BIN names another r4kern build under $B.
+# R4_ONE_BIN names another r4kern build under $B; R4_ONE_LINES=6 keeps every result line (a
+# balanced a8 config prints two more: its pairs under PDL forced, session 44).
 r4_one() {
   local cfg=$1 shape=$2 m=$3
   shift 3
@@ -22,7 +23,7 @@ r4_one() {
   for d in "$@"; do defs+=(--define "$d"); done
   echo "## $cfg $shape M=$m ${*:-base}"
   timeout 90 "$B/${R4_ONE_BIN:-r4kern}" --one "$cfg" --shapes "$shape" --m "$m" "${defs[@]}" 2>&1 |
-    grep -E "^one |rror" | head -4
+    grep -E "^one |rror" | head -"${R4_ONE_LINES:-4}"
 }
 # The SASS of one sm90a config of a kernel file, for reading on this machine: `r4_sass NAME FILE
 # WV,SK,MB,NPW,NT,GEN,ST [-DEXTRA...]` writes /tmp/sass/NAME.sass and /tmp/sass/NAME.opcodes (the

@@ -5,19 +5,12 @@
 # PDL forced (call 1: w4a8 gate_up M = 1 -0.5 us, M = 16 +0.45, 28672 x 4096 M = 16 -1.9 against
 # plain), with and without every kernel asking for the largest shared-memory carveout. On an H200
 # only: lesions of the balanced winners, then every gpu-labelled binary.
+# It ran at ce354dc; R4G_KDUAL was removed in 42347c4.
 set -u
 source "$(dirname "$0")/env.sh"
 gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1)
 echo "$gpu" | tee "$OUT/runs.log"
-one() {  # as r4_one, with every result line (the forced-PDL line is a fifth)
-  local cfg=$1 shape=$2 m=$3
-  shift 3
-  local defs=()
-  for d in "$@"; do defs+=(--define "$d"); done
-  echo "## $cfg $shape M=$m ${*:-base}"
-  timeout 90 "$B/r4kern" --one "$cfg" --shapes "$shape" --m "$m" "${defs[@]}" 2>&1 |
-    grep -E "^one |rror" | head -6
-}
+one() { R4_ONE_LINES=6 r4_one "$@"; }  # every result line (a balanced pair prints six)
 {
   echo "#### kdual with scale chunks"
   for c in w4a8:4,255,1,1,1,1,8/gate_up/16 w4a8fp8:4,255,1,1,1,1,4/gate_up/16 \

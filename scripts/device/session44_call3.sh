@@ -17,9 +17,7 @@ grep "max err/tol" "$OUT/gtests.log" | sort | uniq | tee -a "$OUT/runs.log"
            w4a8:4,255,1,1,1,1,8/gate_up/4 w4a8:4,255,1,1,1,1,8/28672x4096/1 \
            w4a8fp8:4,255,1,1,1,1,4/28672x4096/16; do
     IFS=/ read -r t shape m <<<"$c"
-    echo "## $t $shape M=$m"
-    R4_EXP_CARVEOUT=100 timeout 90 "$B/r4kern" --one "$t" --shapes "$shape" --m "$m" 2>&1 |
-      grep -E "^one |rror" | head -6
+    R4_EXP_CARVEOUT=100 R4_ONE_LINES=6 r4_one "$t" "$shape" "$m"
   done
 } 2>&1 | tee -a "$OUT/runs.log"
 echo "wall ${SECONDS} s" | tee -a "$OUT/runs.log"
