@@ -182,8 +182,14 @@ struct Balanced {
 // (4, 255, 1, 1, 1, 4) M = 1 ran the pair in 21.0 us plain and 25.0 under PDL (SK 1: 24.8 under
 // PDL), w4a8fp8 M = 16 21.8 plain, 26.2 under PDL (SK 1 26.1); with the GEMM's trigger at its exit
 // (R4_PDL_TRIGGER 0) the same. Every launcher asks this (a8_gemm_options, the step chains, r4d).
-[[nodiscard]] constexpr bool pdl_allowed(const Config& c) {
-  return !is_balanced(c);
+// Session 44 (H100, docs/PERF.md): once every kernel asks for the largest shared-memory carveout
+// (the CUDA backend, r4d), the balanced pairs as a race times them run ~1 us faster under PDL
+// than plain at M = 1 and 8 (w4a8 gate_up 20.27 -> 19.17 and 20.65 -> 19.46 us, w4a8fp8 20.94 ->
+// 20.00 and 21.30 -> 20.27, MXFP4 20.99 -> 20.05 and 21.51 -> 20.41) and slower at M = 16
+// (w4a8 +0.2, w4a8fp8 +4.4, MXFP4 +4.1): so a balanced grid goes under PDL up to M = 8.
+inline constexpr std::int64_t kBalancedPdlMaxM = 8;
+[[nodiscard]] constexpr bool pdl_allowed(const Config& c, std::int64_t m) {
+  return !is_balanced(c) || m <= kBalancedPdlMaxM;
 }
 // The R4_SK a config is compiled with (kernels/splitk.h). 0 for SK 2, 4 and 8 on NVIDIA: split-K
 // read from the launch's gridDim.y, so those three SKs of a config share one compiled body (the

@@ -201,9 +201,9 @@ void launch_quant_act_fp8(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu:
   launch_quant_act(k, s, a, aq, sa, order, stream, opt);
 }
 
-gpu::LaunchOptions a8_gemm_options(const gpu::Arch& arch, const Config& c) {
+gpu::LaunchOptions a8_gemm_options(const gpu::Arch& arch, const Config& c, std::int64_t m) {
   gpu::LaunchOptions o;
-  o.pdl = gpu::has_pdl(arch) && pdl_allowed(c);
+  o.pdl = gpu::has_pdl(arch) && pdl_allowed(c, m);
   return o;
 }
 

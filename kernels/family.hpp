@@ -96,11 +96,12 @@ void launch_quant_act(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::Dev
                       const gpu::LaunchOptions& opt = {});
 // How a one-byte-activation GEMM is launched right after its quantiser, wherever the two run as
 // one call (the races, the verifier, r4kern, r4d_bench; r4d's default Pdl::automatic does the
-// same): under PDL where the device has it (gpu::has_pdl) and the config allows it (pdl_allowed:
-// not a balanced grid), so the GEMM's weight prologue overlaps the quantiser and its
-// griddepcontrol.wait orders the activation reads; plain elsewhere. The quantiser itself launches
-// plainly (the races' solo times; steps time PDL between GEMMs).
-[[nodiscard]] gpu::LaunchOptions a8_gemm_options(const gpu::Arch& arch, const Config& c);
+// same): under PDL where the device has it (gpu::has_pdl) and the config allows it at M
+// (pdl_allowed: not a balanced grid above M = 8), so the GEMM's weight prologue overlaps the
+// quantiser and its griddepcontrol.wait orders the activation reads; plain elsewhere. The quantiser
+// itself launches plainly (the races' solo times; steps time PDL between GEMMs).
+[[nodiscard]] gpu::LaunchOptions a8_gemm_options(const gpu::Arch& arch, const Config& c,
+                                                 std::int64_t m);
 
 // The block-fp8 baseline's activation quantiser (kernels/quant_fp8_block.cu): A (bf16 [M, K]) ->
 // Aq (e4m3 [M, K]) and s (f32 [K/128][M]); what a block-fp8 decode step runs between GEMMs.

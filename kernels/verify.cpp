@@ -194,7 +194,7 @@ CheckOutcome Verifier::check(KernelId id, gpu::Kernel& kernel, const Config& c, 
       launch_quant_act(quant_act_kernel(), s, I.a_bf16.get(), I.a_run.get(), I.sa_run.get(),
                        act_order(id, c), I.stream);
     launch_gemm_a8(id, kernel, c, arch, s, I.a_run.get(), I.sa_run.get(), weights_for(id),
-                   I.out.get(), I.workspace.get(), I.stream, a8_gemm_options(arch, c));
+                   I.out.get(), I.workspace.get(), I.stream, a8_gemm_options(arch, c, m));
   } else {
     throw std::invalid_argument("Verifier::check: not a GEMM kernel");
   }

@@ -741,9 +741,9 @@ __device__ inline void r4g_sk_segment(float (&acc)[R4_NPW][R4G_NR / 2], int u0, 
 // tiles S blocks each (W .. W + R S - 1, the launch's grid). Whole blocks first: a fresh grid's
 // blocks then land two whole ones per SM and one split one beside them; split blocks first ran
 // gate_up 24-25 us instead of 19.4-19.7 (session 38 calls 2-3, H100, MXFP4 M = 1). Such a grid is
-// never launched under PDL (kernels/config.hpp pdl_allowed). `tail`: the tile's index among the
-// R split ones (-1: a whole block). Recomputed where needed rather than kept live through the
-// main loop.
+// launched under PDL up to M = 8 only (kernels/config.hpp pdl_allowed). `tail`: the tile's index
+// among the R split ones (-1: a whole block). Recomputed where needed rather than kept live through
+// the main loop.
 struct r4g_bal_t {
   int tile, split, count, tail;
 };

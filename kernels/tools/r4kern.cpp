@@ -415,16 +415,16 @@ class Driver {
             },
             TimingSpec{2, 11, 24});
       };
-      const auto tp = pair({}), tpp = pair(a8_gemm_options(arch_, c));
+      const auto tp = pair({}), tpp = pair(a8_gemm_options(arch_, c, s.m));
       fmt::print(
           "one {} {} {} M={}{}: quant_act {:.2f} us, quant_act + gemm {:.2f} us, with PDL {:.2f} "
           "us\n",
           v->label, to_string(c), sh->name, s.m, defs, tq.median_us, tp.median_us, tpp.median_us);
-      if (gpu::has_pdl(arch_) && !pdl_allowed(c)) {
+      if (gpu::has_pdl(arch_) && !pdl_allowed(c, s.m)) {
         // A config the launchers never put under PDL (the balanced grid): the pair under PDL
         // anyway (docs/PERF.md "Session 44": it gains where the quantiser's blocks leave the grid
         // its SMs, and the R4_EXP_CARVEOUT experiment of the CUDA backend moves that line).
-        gpu::LaunchOptions forced = a8_gemm_options(arch_, c);
+        gpu::LaunchOptions forced = a8_gemm_options(arch_, c, s.m);
         forced.pdl = true;
         fmt::print("one {} {} {} M={}{}: quant_act + gemm with PDL forced {:.2f} us\n", v->label,
                    to_string(c), sh->name, s.m, defs, pair(forced).median_us);
@@ -491,7 +491,7 @@ class Driver {
           },
           TimingSpec{2, 11, 24});
     };
-    const auto tp = pair({}), tpp = pair(a8_gemm_options(arch_, c));
+    const auto tp = pair({}), tpp = pair(a8_gemm_options(arch_, c, s.m));
     const auto kname = std::string(name(v.id));
     fmt::print(
         "one {} {} {} M={}{}: {:.2f} us ({:.0f} GB/s), {} regs; quant_act_fp8 + gemm "
@@ -659,16 +659,16 @@ class Driver {
           },
           TimingSpec{2, 11, 24});
     };
-    const auto t = race(a8_gemm_options(arch_, c));
+    const auto t = race(a8_gemm_options(arch_, c, s.m));
     fmt::print(
         "one {} {} {} M={}{}: as a race times it (activations and outputs pooled{}): {:.2f} us\n",
         v.label, to_string(c), sh.name, s.m, defs,
         a8 ? fp8 ? ", quant_act_fp8 + gemm under PDL" : ", quant_act + gemm under PDL" : "",
         t.median_us);
-    if (a8 && gpu::has_pdl(arch_) && !pdl_allowed(c)) {
+    if (a8 && gpu::has_pdl(arch_) && !pdl_allowed(c, s.m)) {
       // A balanced grid, which the launchers keep off PDL (kernels/config.hpp pdl_allowed): the
       // same pooled pair with its GEMM under PDL anyway (docs/PERF.md "Session 44").
-      gpu::LaunchOptions forced = a8_gemm_options(arch_, c);
+      gpu::LaunchOptions forced = a8_gemm_options(arch_, c, s.m);
       forced.pdl = true;
       fmt::print("one {} {} {} M={}{}: as a race times it, under PDL forced: {:.2f} us\n", v.label,
                  to_string(c), sh.name, s.m, defs, race(forced).median_us);

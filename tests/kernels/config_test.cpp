@@ -88,20 +88,25 @@ TEST(Config, SpaceIsModerateAndValid) {
 }
 
 // The quantiser + GEMM pair's GEMM launches under PDL exactly where the device has it and the
-// config allows it (the races, the verifier, r4kern and r4d_bench share this rule; r4d's
-// Pdl::automatic is the same): every config but a balanced grid (pdl_allowed).
+// config allows it at M (the races, the verifier, r4kern and r4d_bench share this rule; r4d's
+// Pdl::automatic is the same): every config but a balanced grid above M = 8 (pdl_allowed).
 TEST(Config, OneByteGemmAfterItsQuantiserUsesPdlWhereTheDeviceHasIt) {
   const Config c{4, 1, 1, 1, 1, kGenSm90a, 4}, bal{4, kSm90aBalanced, 1, 1, 1, kGenSm90a, 4};
   const Config ldg{4, 2, 1, 1, 0, kGenLdg, 2};
-  EXPECT_TRUE(a8_gemm_options(gpu::Arch::from("sm_90"), c).pdl);
-  EXPECT_TRUE(a8_gemm_options(gpu::Arch::from("sm_90"), ldg).pdl);
-  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("sm_90"), bal).pdl);
-  EXPECT_TRUE(pdl_allowed(c));
-  EXPECT_FALSE(pdl_allowed(bal));
-  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("sm_89"), ldg).pdl);
-  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("sm_80"), ldg).pdl);
-  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("gfx1201"), Config{4, 1, 1, 1, 0}).pdl);
-  const auto o = a8_gemm_options(gpu::Arch::from("sm_90"), c);
+  const auto sm90 = gpu::Arch::from("sm_90");
+  for (std::int64_t m : {1, 8, 16, 64}) {
+    EXPECT_TRUE(a8_gemm_options(sm90, c, m).pdl) << m;
+    EXPECT_TRUE(a8_gemm_options(sm90, ldg, m).pdl) << m;
+    EXPECT_TRUE(pdl_allowed(c, m)) << m;
+  }
+  EXPECT_TRUE(a8_gemm_options(sm90, bal, 1).pdl);
+  EXPECT_TRUE(pdl_allowed(bal, kBalancedPdlMaxM));
+  EXPECT_FALSE(pdl_allowed(bal, kBalancedPdlMaxM + 1));
+  EXPECT_FALSE(a8_gemm_options(sm90, bal, 16).pdl);
+  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("sm_89"), ldg, 1).pdl);
+  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("sm_80"), ldg, 1).pdl);
+  EXPECT_FALSE(a8_gemm_options(gpu::Arch::from("gfx1201"), Config{4, 1, 1, 1, 0}, 1).pdl);
+  const auto o = a8_gemm_options(sm90, c, 1);
   EXPECT_EQ(o.cluster.x * o.cluster.y * o.cluster.z, 1u);  // no cluster: a plain grid
 }
 

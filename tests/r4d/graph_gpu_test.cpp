@@ -403,7 +403,7 @@ TEST(R4dPdlDevice, CapturedChainIsBitIdenticalWithAndWithoutPdl) {
         a8_links += p.a8 ? 1 : 0;
         splitk_links += p.cfg.sk > 1 ? 1 : 0;
         sm90a_links += p.cfg.gen == r4d::kGenSm90a ? 1 : 0;
-        const bool pdl_ok = r4::kernels::pdl_allowed(r4d::detail::to_kernels(p.cfg));
+        const bool pdl_ok = r4::kernels::pdl_allowed(r4d::detail::to_kernels(p.cfg), m);
         plain_gemms += pdl_ok ? 0 : 1;
         balanced_links += pdl_ok ? 0 : 1;
         could_splitk |= (c8 && c8->sk > 1) || (c16 && c16->sk > 1);
@@ -501,7 +501,7 @@ TEST(R4dPdlDevice, CapturedChainIsBitIdenticalWithAndWithoutPdl) {
     EXPECT_GT(sm90a_links, 0) << "no sm90a link in any chain";
   }
   std::printf(
-      "PDL %s: %d chains of %zu links (%d w4a8, %d split-K, %d sm90a, %d balanced link launches), "
+      "PDL %s: %d chains of %zu links (%d w4a8, %d split-K, %d sm90a, %d plain balanced links), "
       "%zu outputs checked\n",
       has ? "on" : "unavailable (both graphs plain)", runs, links.size(), a8_links, splitk_links,
       sm90a_links, balanced_links, pending.size());

@@ -355,15 +355,14 @@ class CudaKernel final : public Kernel {
   // sweep with the chunks, which ran out of its 420 s, fits the same cause.
   void opt_in(unsigned shared, Dim3 cluster) {
     if (static_shared_ < 0) {
-      // EXPERIMENT ONLY (docs/PERF.md "Session 44"; never set by the tuner's scripts): every
-      // kernel's preferred shared memory carveout, in percent, from R4_EXP_CARVEOUT, to test
-      // whether an SM whose carveout a small kernel (a quantiser) chose takes no block of a GEMM
-      // launched under PDL until it drains.
-      if (const char* cv = std::getenv("R4_EXP_CARVEOUT"); cv != nullptr && *cv != '\0')
-        R4_CU(
-            driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                                        std::atoi(cv)),
-            fmt::format("cuFuncSetAttribute({}, PREFERRED_SHARED_MEMORY_CARVEOUT, {})", name_, cv));
+      // Every kernel asks for the largest shared-memory carveout (kernels/config.hpp pdl_allowed,
+      // docs/PERF.md "Session 44": an SM that ran a small kernel at the driver's pick for it took
+      // no block of a balanced GEMM launched under PDL beside it until it drained). A hint, set
+      // once per kernel; R4_EXP_CARVEOUT=N (experiment only) asks for N percent instead.
+      const char* cv = std::getenv("R4_EXP_CARVEOUT");
+      const int carveout = cv != nullptr && *cv != '\0' ? std::atoi(cv) : 100;
+      (void)driver().func_set_attribute(f_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                        carveout);
       int v = 0;
       R4_CU(driver().func_attribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f_),
             fmt::format("cuFuncGetAttribute({}, SHARED_SIZE_BYTES)", name_));

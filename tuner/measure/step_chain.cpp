@@ -150,9 +150,9 @@ struct StepChain::Impl {
     const auto& arch = ctx.info().arch;
     for (std::size_t l = 0; l < links(); ++l) {
       const auto& L = chain[l];
-      // A balanced grid's GEMM (and its quantiser, whose PDL wait would otherwise let the GEMM's
-      // predecessor overlap it) launches plainly (kernels::pdl_allowed).
-      const gpu::LaunchOptions opt{pdl && gpu::has_pdl(arch) && kernels::pdl_allowed(L.config),
+      // A balanced grid's GEMM above M = 8 (and its quantiser, whose PDL wait would otherwise let
+      // the GEMM's predecessor overlap it) launches plainly (kernels::pdl_allowed).
+      const gpu::LaunchOptions opt{pdl && gpu::has_pdl(arch) && kernels::pdl_allowed(L.config, m),
                                    {1, 1, 1}};
       const kernels::Shape sh{L.n, L.k, m};
       const auto& w = weights[l][static_cast<std::size_t>(copy)];

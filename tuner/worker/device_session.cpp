@@ -293,7 +293,7 @@ struct Session {
               kernels::launch_quant_act(*qa, s, a_bf16[u].get(), a_q[u].get(), a_s[u].get(), order,
                                         st);
             kernels::launch_gemm_a8(id, *kern, cfg, arch, s, a_q[u].get(), a_s[u].get(), w,
-                                    c[u].get(), wsp, st, kernels::a8_gemm_options(arch, cfg));
+                                    c[u].get(), wsp, st, kernels::a8_gemm_options(arch, cfg, s.m));
           }
         };
         entry.kernel = true;

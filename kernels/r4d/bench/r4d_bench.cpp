@@ -233,12 +233,12 @@ int main(int argc, char** argv) {
         rk::launch_quant_act_fp8(qa8_mod->kernel("quant_act_fp8"), shape, a[i].get(), q[i].get(),
                                  sa[i].get(), rk::act_order(id, kc), *stream);
         rk::launch_gemm_a8(id, kern, kc, info.arch, shape, q[i].get(), sa[i].get(), w, c[i].get(),
-                           ws.get(), *stream, rk::a8_gemm_options(info.arch, kc));
+                           ws.get(), *stream, rk::a8_gemm_options(info.arch, kc, m));
       } else if (a8) {
         rk::launch_quant_act(qa_kern, shape, a[i].get(), q[i].get(), sa[i].get(),
                              rk::act_order(id, kc), *stream);
         rk::launch_gemm_w4a8(kern, kc, info.arch, shape, q[i].get(), sa[i].get(), w, c[i].get(),
-                             ws.get(), *stream, rk::a8_gemm_options(info.arch, kc));
+                             ws.get(), *stream, rk::a8_gemm_options(info.arch, kc, m));
       } else
         rk::launch_gemm_w4a16(kern, kc, info.arch, shape, a[i].get(), w, c[i].get(), ws.get(),
                               *stream);

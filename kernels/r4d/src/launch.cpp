@@ -156,6 +156,13 @@ bool opt_in_sm90a(int device, const r4::kernels::SmShared& sm) {
   if (prev != device && cudaSetDevice(device) != cudaSuccess) return false;
   bool ok = true;
   for (const auto& e : detail::compiled_kernels()) {
+    // Every kernel, quantisers included, asks for the largest shared-memory carveout, as the
+    // tuner's CUDA backend does (kernels/config.hpp pdl_allowed, docs/PERF.md "Session 44"): an SM
+    // that ran a kernel at a smaller one took no block of a balanced GEMM launched under PDL beside
+    // it. A hint: a refusal changes nothing else.
+    if (cudaFuncSetAttribute(e.entry(), cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxShared) != cudaSuccess)
+      (void)cudaGetLastError();
     if (e.config.gen != r4::kernels::kGenSm90a) continue;
     const unsigned bytes =
         std::max(detail::sm90a_opt_in_bytes(e.id, e.config),
@@ -221,9 +228,9 @@ Status prepare(KernelId id, const Config& c, bool a_bf16, int M, int K, int N, P
   if (st == nullptr) return refuse(Status::not_initialised);
   const detail::PdlUse use = detail::resolve_pdl(pdl, st->pdl);
   if (use == detail::PdlUse::refuse) return refuse(Status::pdl_unsupported);
-  // A balanced grid launches plainly even under Pdl::on (kernels/config.hpp pdl_allowed): its
-  // griddepcontrol.wait is then a no-op, and stream order alone orders its reads.
-  use_pdl = use == detail::PdlUse::pdl && r4::kernels::pdl_allowed(detail::to_kernels(c));
+  // A balanced grid above M = 8 launches plainly even under Pdl::on (kernels/config.hpp
+  // pdl_allowed): its griddepcontrol.wait is then a no-op, and stream order alone orders its reads.
+  use_pdl = use == detail::PdlUse::pdl && r4::kernels::pdl_allowed(detail::to_kernels(c), M);
   const r4::kernels::Shape s{N, K, M};
   if (!r4::kernels::is_valid(id, detail::to_kernels(c), detail::nvidia_arch(st->major, st->minor),
                              s))
