@@ -93,7 +93,6 @@ TEST(Config, SpaceIsModerateAndValid) {
 TEST(Config, OneByteGemmAfterItsQuantiserUsesPdlWhereTheDeviceHasIt) {
   const Config c{4, 1, 1, 1, 1, kGenSm90a, 4}, bal{4, kSm90aBalanced, 1, 1, 1, kGenSm90a, 4};
   const Config ldg{4, 2, 1, 1, 0, kGenLdg, 2};
-  const auto sm90 = gpu::Arch::from("sm_90");
   for (std::int64_t m : {1, 8, 16, 64}) {
     EXPECT_TRUE(a8_gemm_options(sm90, c, m).pdl) << m;
     EXPECT_TRUE(a8_gemm_options(sm90, ldg, m).pdl) << m;
