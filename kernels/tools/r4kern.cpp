@@ -438,7 +438,8 @@ class Driver {
   // --one for an fp8-activation GEMM: checked by the sweep's Verifier (its weights, fresh
   // activations through quant_act_fp8, poisoned output, the derived tolerance), then timed over
   // a pool of cold copies of the same weights, alone and with quant_act_fp8 as a race samples it.
-  // --define reaches the GEMM only (quant_act_fp8 is the Verifier's build).
+  // --define reaches the GEMM, and a second build of quant_act_fp8 that the timings use once it
+  // writes the Verifier build's bytes (the check above runs the Verifier's build).
   int run_one_fp8(const Variant& v, const Config& c, const SeedShape& sh, const Shape& s,
                   gpu::Kernel& k, const gpu::CompileResult& res) {
     Verifier ver(*backend_, *ctx_, *stream_);
@@ -467,9 +468,31 @@ class Driver {
     const int pool = pool_size(weight_bytes(s.n, s.k), ctx_->info().llc_bytes);
     const auto cold = cold_copies(w.wq, wq_bytes, w.wsz, ws_bytes, pool);
     auto a = make_acts(s.m, s.k, 5);
-    auto& qk = ver.quant_act_fp8_kernel();
-    launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), act_order(v.id, c),
+    gpu::Kernel* qkp = &ver.quant_act_fp8_kernel();
+    launch_quant_act_fp8(*qkp, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), act_order(v.id, c),
                          *stream_);
+    if (!args_.defines.empty()) {
+      // An experiment's --define reaches quant_act_fp8 here too (R4_QA_VEC, R4_QA_THREADS: how
+      // many registers its blocks take beside a balanced grid under PDL, docs/PERF.md "Session
+      // 45"). That build must write the Verifier build's bytes exactly before it is timed.
+      auto qreq = quant_act_fp8_compile_request(arch_);
+      for (const auto& d : args_.defines) qreq.defines.push_back(d);
+      build_one("quant_act_fp8_x", qreq, "quant_act_fp8");
+      qkp = &kernel("quant_act_fp8_x");
+      const auto mk = static_cast<std::size_t>(s.m * s.k);
+      gpu::DeviceBuffer q2(*ctx_, mk), s2(*ctx_, static_cast<std::size_t>(s.m) * 4);
+      launch_qa(*qkp, s, a.d_bf16.get(), q2.get(), s2.get(), act_order(v.id, c));
+      if (download<std::uint8_t>(q2, mk) != download<std::uint8_t>(a.d_aq, mk) ||
+          download<float>(s2, static_cast<std::size_t>(s.m)) !=
+              download<float>(a.d_sa, static_cast<std::size_t>(s.m))) {
+        fmt::print(
+            "one {} {} {} M={}{}: FAIL, quant_act_fp8 under the defines is not "
+            "bit-identical to its Verifier build; not timed\n",
+            v.label, to_string(c), sh.name, s.m, defs);
+        return 1;
+      }
+    }
+    auto& qk = *qkp;
     gpu::DeviceBuffer out(*ctx_, static_cast<std::size_t>(s.m * s.n) * 2);
     const auto gemm = [&](int e, const gpu::LaunchOptions& opt = {}) {
       const W4Weights ww = cold.at(e);
@@ -485,8 +508,7 @@ class Driver {
       return time_graph(
           *ctx_, *stream_, pool,
           [&](int e) {
-            launch_quant_act_fp8(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(),
-                                 act_order(v.id, c), *stream_);
+            launch_qa(qk, s, a.d_bf16.get(), a.d_aq.get(), a.d_sa.get(), act_order(v.id, c));
             gemm(e, opt);
           },
           TimingSpec{2, 11, 24});
@@ -510,7 +532,8 @@ class Driver {
   }
   gpu::Kernel& kernel(const std::string& k) { return *built_.at(k).kernel; }
 
-  // quant_act at the block size it was compiled for: 256 (kernels/family.cpp launch_dims), or an
+  // quant_act or quant_act_fp8 (the same arguments and grid: kernels/family.cpp
+  // launch_quant_act_fp8) at the block size it was compiled for: 256 (launch_dims), or an
   // experiment's --define R4_QA_THREADS=N (run_one).
   void launch_qa(gpu::Kernel& k, const Shape& s, gpu::DevicePtr a, gpu::DevicePtr aq,
                  gpu::DevicePtr sa, ActOrder order) {
@@ -649,11 +672,7 @@ class Driver {
                                 workspace_.get(), *stream_);
               return;
             }
-            if (fp8)
-              launch_quant_act_fp8(*qk, s, in[u].get(), q[u].get(), sa[u].get(), act_order(v.id, c),
-                                   *stream_);
-            else
-              launch_qa(*qk, s, in[u].get(), q[u].get(), sa[u].get(), act_order(v.id, c));
+            launch_qa(*qk, s, in[u].get(), q[u].get(), sa[u].get(), act_order(v.id, c));
             launch_gemm_a8(v.id, k, c, arch_, s, q[u].get(), sa[u].get(), cold.at(e), out[u].get(),
                            workspace_.get(), *stream_, opt);
           },
