@@ -27,10 +27,10 @@ experiment() {
   done
 }
 if echo "$gpu" | grep -q H200; then
-  timeout 470 bash scripts/device/sweeps.sh 2>&1 | tee -a "$OUT/runs.log"
+  R4_COLD_TIMEOUT=240 R4_LLAMA_TIMEOUT=150 timeout 560 bash scripts/device/sweeps.sh 2>&1 | tee -a "$OUT/runs.log"
   echo "sweeps rc=${PIPESTATUS[0]} at ${SECONDS} s" | tee -a "$OUT/runs.log"
   left=$((570 - SECONDS))
-  (( left > 60 )) && timeout $left bash -c "$(declare -f one r4_one experiment); B=$B; experiment" 2>&1 | tee -a "$OUT/runs.log"
+  (( left > 90 )) && timeout $left bash -c "$(declare -f one r4_one experiment); B=$B; experiment" 2>&1 | tee -a "$OUT/runs.log"
 else
   experiment 2>&1 | tee -a "$OUT/runs.log"
 fi
