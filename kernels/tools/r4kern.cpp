@@ -11,8 +11,10 @@
 // generation (a quick look at a large space), --shapes the named seed shapes. --one checks the
 // config over poison, then times it alone, with its quantiser plain and as the launchers put it
 // under PDL, and as a race times it; for a balanced grid (which the launchers keep plain) also
-// under PDL forced. R4_EXP_CARVEOUT=N in the environment (experiment only, tuner/gpu/
-// backend_cuda.cpp) sets every kernel's preferred shared-memory carveout (docs/PERF.md session 44).
+// under PDL forced. A --define reaches the GEMM and its quantiser (quant_act checked bit for bit
+// against the CPU reference, quant_act_fp8 against the Verifier's build). R4_EXP_CARVEOUT=N in
+// the environment (experiment only, tuner/gpu/backend_cuda.cpp) replaces the largest
+// shared-memory carveout every kernel asks for (docs/PERF.md session 44).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
