@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 45, call 1. On an H200: the acceptance sweeps at this commit (scripts/device/sweeps.sh:
-# dflash cold and warm, llama3-8b cold, emitted tables, report), whose run 1 refreshes the
+# dflash cold, llama3-8b cold, emitted tables, report), whose run 1 refreshes the
 # committed fixture since the launch policy of session 44 changed how the M <= 8 races of balanced
 # configs launch, then the gpu-labelled binaries. On an H100 instead: why a balanced pair under PDL forced
 # still loses ~4 us at M = 16 for the fp8 kinds (session 44). Suspect: a quantiser block takes
