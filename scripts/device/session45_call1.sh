@@ -37,6 +37,6 @@ if echo "$gpu" | grep -q H200; then
   left=$((260 - SECONDS))
   (( left > 40 )) && timeout $left bash -c "$(declare -f one r4_one experiment); B=$B; experiment" 2>&1 | tee -a "$OUT/runs.log"
 else
-  timeout 200 bash -c "$(declare -f one r4_one experiment); B=$B; experiment" 2>&1 | tee -a "$OUT/runs.log"
+  timeout 150 bash -c "$(declare -f one r4_one experiment); B=$B; experiment" 2>&1 | tee -a "$OUT/runs.log"
 fi
 echo "wall ${SECONDS} s" | tee -a "$OUT/runs.log"
