@@ -25,6 +25,19 @@ r4_one() {
   timeout 90 "$B/${R4_ONE_BIN:-r4kern}" --one "$cfg" --shapes "$shape" --m "$m" "${defs[@]}" 2>&1 |
     grep -E "^one |rror" | head -"${R4_ONE_LINES:-4}"
 }
+# r4_one for every case under every define set, the loop the session scripts repeat:
+# `r4_cases "VARIANT:TUPLE/SHAPE/M ..." SET...`, a SET being "-" (as built) or defines separated
+# by spaces ("R4_QA_THREADS=64 R4_QA_VEC=4").
+r4_cases() {
+  local cases=$1 c t shape m d
+  shift
+  for c in $cases; do
+    IFS=/ read -r t shape m <<<"$c"
+    for d in "$@"; do
+      if [[ $d == - ]]; then r4_one "$t" "$shape" "$m"; else r4_one "$t" "$shape" "$m" $d; fi
+    done
+  done
+}
 # The SASS of one sm90a config of a kernel file, for reading on this machine: `r4_sass NAME FILE
 # WV,SK,MB,NPW,NT,GEN,ST [-DEXTRA...]` writes /tmp/sass/NAME.sass and /tmp/sass/NAME.opcodes (the
 # opcode counts, most frequent first), with the scale chunks on as the build has them.

@@ -25,21 +25,15 @@ set -u
 source "$(dirname "$0")/env.sh"
 gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1)
 echo "$gpu" | tee "$OUT/runs.log"
-one() { R4_ONE_LINES=6 r4_one "$@"; }
 experiment() {
   echo "#### quantiser blocks beside a balanced grid under PDL"
-  for c in w4a8fp8:4,255,1,1,1,1,4/gate_up/16 mxfp4:4,255,1,1,1,1,8/gate_up/16 \
-           w4a8:4,255,1,1,1,1,8/gate_up/16 w4a8fp8:4,255,1,1,1,1,4/gate_up/8 \
-           w4a8fp8:4,255,1,1,1,1,4/28672x4096/16 mxfp4:4,255,1,1,1,1,8/gate_up/8; do
-    IFS=/ read -r t shape m <<<"$c"
-    one "$t" "$shape" "$m"
-    one "$t" "$shape" "$m" R4_QA_THREADS=128
-    one "$t" "$shape" "$m" R4_QA_VEC=1
-    one "$t" "$shape" "$m" R4_QA_THREADS=64 R4_QA_VEC=4
-  done
+  R4_ONE_LINES=6 r4_cases "w4a8fp8:4,255,1,1,1,1,4/gate_up/16 mxfp4:4,255,1,1,1,1,8/gate_up/16
+    w4a8:4,255,1,1,1,1,8/gate_up/16 w4a8fp8:4,255,1,1,1,1,4/gate_up/8
+    w4a8fp8:4,255,1,1,1,1,4/28672x4096/16 mxfp4:4,255,1,1,1,1,8/gate_up/8" \
+    - R4_QA_THREADS=128 R4_QA_VEC=1 "R4_QA_THREADS=64 R4_QA_VEC=4"
 }
 run_experiment() {  # $1: seconds
-  (( $1 > 40 )) && timeout "$1" bash -c "$(declare -f one r4_one experiment); B=$B; experiment"
+  (( $1 > 40 )) && timeout "$1" bash -c "$(declare -f r4_one r4_cases experiment); B=$B; experiment"
 }
 if echo "$gpu" | grep -q H200; then
   R4_SKIP_WARM=1 R4_COLD_TIMEOUT=220 R4_LLAMA_TIMEOUT=120 timeout 380 bash scripts/device/sweeps.sh 2>&1 | tee -a "$OUT/runs.log"
