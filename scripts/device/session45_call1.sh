@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NOT RUN in session 45: every ask failed or was refused (about a dozen, 1,516 s of the 1,800 s
+# NOT RUN in session 45: every ask failed or was refused (18 asks, 1,516 s of the 1,800 s
 # of device time spent on starts that never came), then loans were paused. The next session runs
 # it as its first call (carry [".device/bin"], a pack of its own commit; timeout_s 600).
 #
