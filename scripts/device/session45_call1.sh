@@ -35,13 +35,14 @@ experiment() {
 run_experiment() {  # $1: seconds
   (( $1 > 40 )) && timeout "$1" bash -c "$(declare -f r4_one r4_cases experiment); B=$B; experiment"
 }
-if echo "$gpu" | grep -q H200; then
+# R4_CALL=experiment: the experiment alone on either card (for a session with < ~800 s left).
+if [[ ${R4_CALL:-full} == full ]] && echo "$gpu" | grep -q H200; then
   R4_SKIP_WARM=1 R4_COLD_TIMEOUT=220 R4_LLAMA_TIMEOUT=120 timeout 380 bash scripts/device/sweeps.sh 2>&1 | tee -a "$OUT/runs.log"
   echo "sweeps rc=${PIPESTATUS[0]} at ${SECONDS} s" | tee -a "$OUT/runs.log"
   timeout $((580 - SECONDS)) bash scripts/device/gpu_tests.sh 2>&1 | tee -a "$OUT/runs.log"
   echo "gpu tests rc=${PIPESTATUS[0]} at ${SECONDS} s" | tee -a "$OUT/runs.log"
   run_experiment $((585 - SECONDS)) 2>&1 | tee -a "$OUT/runs.log"
 else
-  run_experiment 400 2>&1 | tee -a "$OUT/runs.log"
+  run_experiment "${R4_EXP_S:-400}" 2>&1 | tee -a "$OUT/runs.log"
 fi
 echo "wall ${SECONDS} s" | tee -a "$OUT/runs.log"
