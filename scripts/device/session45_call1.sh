@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # NOT RUN in session 45: every ask failed or was refused (18 asks, 1,516 s of the 1,800 s
-# of device time spent on starts that never came), then loans were paused. The next session runs
+# of device time spent on starts that never came), then loans were paused; NOT RUN in session 46
+# either (15 asks, 1,591 s, docs/device-logs/2026-12-07-session46-no-device.md). The next session runs
 # it as its first call (carry [".device/bin"], a pack of its own commit; timeout_s 600).
 #
 # On an H200: the acceptance sweeps at this commit (scripts/device/sweeps.sh: dflash cold,
